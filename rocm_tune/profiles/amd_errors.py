@@ -143,6 +143,12 @@ def hip_names(*, alloc: bool = False, transport: bool = True) -> tuple[str, ...]
 RCCL_DEVICE_ALLOC_WARNS: tuple[str, ...] = ("Failed to CUDA malloc", "Failed to CUDA calloc async",
                                             "Failed to CUDA calloc")
 
+# e-hip4: RCCL alloc.h's ncclCudaHostCalloc: CUDACHECKGOTO(hipHostMalloc(...)) prints `NCCL WARN Cuda failure 'out of
+# memory'` (NCCL >= 2.19: `Cuda failure 2 'out of memory'`, RCCL builds may say Hip/HIP), then `Failed to CUDA host
+# alloc N bytes` on the next lines: pinned HOST memory (host_ram_oom), not the GPU's
+RCCL_FAILURE_OOM = r"NCCL WARN .{0,80}(?:Cuda|Hip|HIP) failure (?:\d+ )?'?out of memory"
+RCCL_HOST_ALLOC_WARN = r"NCCL WARN Failed to (?:CUDA|HIP|Cuda|Hip) host alloc \d+ bytes"
+
 # RCCL src/init.cc ncclGetErrorString (ncclResult_t -> text): the ones a torch DistBackendError / rccl-tests print
 RCCL_RESULT_TEXTS: dict[str, str] = {
     "ncclUnhandledCudaError": "unhandled cuda error (run with NCCL_DEBUG=INFO for details)",

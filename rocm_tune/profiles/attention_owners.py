@@ -37,6 +37,14 @@ NATIVE_OWNERS = (
 )
 NATIVE_PASSED = (r"[/\\](?:libc10\w*|libtorch\w*|libamdhip64|libhsa-runtime64|libc|libpthread|libstdc\+\+|"
                  r"libpython[\d.]*|ld-linux[\w-]*)\.so|[/\\]python[\d.]*$|^<unknown>$")
+# e-hip4: a c10 backtrace frame inside PyTorch's fused SDPA kernels (not its math path: `_scaled_dot_product_attention_math`
+# is an ordinary matmul/softmax): ATen's entry points (aten/src/ATen/native/transformers/hip/attention.hip,
+# attention_backward.hip: _scaled_dot_product_{flash,efficient}_attention_cuda, _flash_attention_forward/backward,
+# _efficient_attention_forward/backward), the ROCm flash wrappers (hip/flash_attn/aot/mha_all_aot.hip and ck/
+# namespace pytorch_flash: mha_fwd, mha_varlen_fwd, mha_bwd) and AOTriton's own library (libaotriton_v2.so, namespace
+# aotriton::)
+NATIVE_SDPA = (r"\b_scaled_dot_product_(?:flash|efficient|fused)_attention\w*|\b_(?:flash|efficient)_attention_"
+               r"(?:forward|backward)\b|\bpytorch_flash::|\baotriton::|[/\\]libaotriton\w*\.so")
 # how far after the error line the backtrace may start (the message's HIP_LAUNCH_BLOCKING lines come between)
 NATIVE_WINDOW = 6000
 

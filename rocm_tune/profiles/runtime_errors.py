@@ -124,6 +124,18 @@ ATTENTION_KERNELS = r"(?i)flash[_ -]?att|FA[23]?|ck_tile|xformers|aiter"
 # `HIP runtime error`, TensorFlow's `HIP failure ...: `, `hipMalloc(...) failed: `; the text follows within a few words
 RUNTIME_PREFIX = r"\b(?:HIP|hip|CUDA|cuda|Hip)(?:[ _]runtime)? (?:error|failure|Error)\b[^\n:]{0,40}?: ?"
 
+# e-hip4: a program's own check that appends hipGetErrorString to its words (MIGraphX's MIGRAPHX_THROW("Failed to
+# launch kernel: " + hip_error(status)), "Failed to get device properties: ", "Failed to sync event: "; samples'
+# `hipMemcpy failed: <text>`; ONNX Runtime's `HIP failure 98: <text>`): the failing call's words, then the text to the
+# end of the message. Only texts no other layer (strerror, a Python library) prints: not the generic ones below
+FAILED_PREFIX = (r"(?:\b[Ff]ailed to \w[\w ]{0,40}?|\b\w+ failed(?: with(?: error)?)?|\bHIP failure \d+|\bfailed)"
+                 r" ?: ?")
+GENERIC_TEXTS = frozenset({"invalid argument", "out of memory", "initialization error", "unknown error",
+                           "file not found", "operation not supported", "driver shutting down", "device not ready",
+                           "array is mapped", "resource already mapped", "resource not mapped", "invalid kernel file",
+                           "context is destroyed", "resource already acquired", "named symbol not found",
+                           "runtime memory call returned error", "runtime call other than memory returned error"})
+
 # the ROCm libraries' status names (enum spellings) and those that mean the device allocation failed
 LIBRARY_STATUS = (r"\brocblas_status_[a-z_]+\b|\bHIPBLAS(?:LT)?_STATUS_[A-Z_]+\b|\bmiopenStatus[A-Z]\w+\b|"
                   r"\brocsparse_status_[a-z_]+\b|\bHIPSPARSE_STATUS_[A-Z_]+\b|\bROCRAND_STATUS_[A-Z_]+\b|"

@@ -24,6 +24,7 @@ import re
 from dataclasses import dataclass, field
 
 from rocm_tune.core import codes as _codes
+from rocm_tune.profiles import amd_attention as _amdattn
 from rocm_tune.profiles import amd_errors as _amd
 from rocm_tune.profiles import blas_status as _blas
 from rocm_tune.profiles import collective_causes as _cc
@@ -782,6 +783,9 @@ SIGNATURES: tuple[Signature, ...] = (
           r"(?:HIP|CUDA) Error: out of memory\b",
           r"CUDA out of memory", r"HIP out of memory", r"rocblas_status_memory_error",
           r"(?:hip|cuda)Malloc\w* (?:failed|returned \w+)\W{1,3}out of memory",
+          # e-hip4: a program's own check that prints the call with its arguments (`hipMalloc(&d_a, bytes) failed: out
+          # of memory`, the HIP samples' / rocm-examples' HIP_CHECK spelling)
+          r"\b(?:hip|cuda)Malloc\w*\((?:[^()\n]|\([^()\n]{0,40}\)){0,120}\) (?:failed|returned \w+)\W{1,3}out of memory",
           r"hipErrorMemoryAllocation|cudaErrorMemoryAllocation|CUDA_ERROR_OUT_OF_MEMORY|miopenStatusAllocFailed",
           r"NCCL WARN .{0,80}(?:Cuda|Hip|HIP) failure (?:\d+ )?'?out of memory",
           # e-amd (issue 26): RCCL's device allocations that returned nothing (src/include/alloc.h `Failed to CUDA
@@ -952,7 +956,8 @@ SIGNATURES: tuple[Signature, ...] = (
           # e-amd (issue 26): not the KFD device refusing to open (rocminfo's `Unable to open /dev/kfd read-write:
           # Cannot allocate memory`, strace's `openat(..."/dev/kfd"...) = -1 ENOMEM`): no usable GPU (no-gpu-visible)
           # e-host: nor NCCL/RCCL's shared-memory segment a peer could not map (nccl-shm-exhausted names it)
-          r"^(?!.*shared memory segment).*?(?<!/dev/kfd read-write: )(?<!O_RDWR\|O_CLOEXEC\) = -1 ENOMEM \()"
+          # e-hip4: nor shmutils.cc's `Could not map /dev/shm/nccl-XXXXXX size N, error: Cannot allocate memory`
+          r"^(?!.*shared memory segment)(?!.*/dev/shm/nccl-).*?(?<!/dev/kfd read-write: )(?<!O_RDWR\|O_CLOEXEC\) = -1 ENOMEM \()"
           r"Cannot allocate memory",
           r"Unable to allocate [\d.]+ [KMGTP]i?B for an array",
           # Windows: committing more virtual memory than RAM + page file (WinError 1455); Arrow's allocator
@@ -2781,7 +2786,14 @@ SIGNATURES: tuple[Signature, ...] = (
           # error: No space left on device (28)`). A segment removed under NCCL (No such file) is nccl-shm-removed
           r"Error while creating shared memory segment (?:/dev/shm/)?nccl-\S+",
           r"Error while attaching to shared memory segment \S+ \(size \d+\), error: (?:No space left|Cannot "
-          r"allocate memory|Bus error)"),
+          r"allocate memory|Bus error)",
+          # e-hip4 (issue 26): shmutils.cc's other WARNs of a segment that could not be made or mapped for want of
+          # room (`Error: failed to create shared memory file /dev/shm/nccl-XXXXXX, error No space left on device
+          # (28)`, `Error: Could not map /dev/shm/nccl-XXXXXX size N, error: Cannot allocate memory (12)`). Not
+          # NCCL 2.3-2.6's `Call to posix_fallocate failed` (transport/shm.h SYSCHECK): the explain baseline reads it as
+          # the shm transport's (NCCL_SHM_DISABLE), it stays nccl-error
+          r"failed to create shared memory file /dev/shm/\S+,? error:? (?:No space left|Cannot allocate memory)",
+          r"Could not map /dev/shm/\S+ size \d+, error: (?:No space left|Cannot allocate memory|Bus error)"),
          ("/dev/shm", "shared memory segment", "shmutils"),
          sources=("NVIDIA NCCL troubleshooting guide, 'Shared memory' (failed to extend /dev/shm/nccl-03v824 to 4194660 "
                   "bytes)", "pytorch/torchtitan#853 (Error while creating shared memory segment /dev/shm/nccl-1YsMbG "
@@ -2953,6 +2965,26 @@ SIGNATURES: tuple[Signature, ...] = (
           "not installed", "module is not found", "--cpp_ext", "DistributionNotFound"),
          sources=("transformers' check_imports for remote code (ImportError: This modeling file requires the "
                   "following packages that were not found in your environment: einops)",)),
+    # e-hip4 (issue 26): the AMD attention stacks' own refusals (PyTorch's ROCm SDPA: AOTriton and its CK backend;
+    # ROCm/flash-attention's CK build): the kernels were not built for this GPU/dtype/head dim/option; the fix is
+    # another attention implementation (FAMILIES.md hip_error vs flash_attn_error). Texts: profiles/amd_attention.py
+    _sig("amd-attention-refused", "flash_attn_error", "error", "root", "the ROCm attention kernels refuse this "
+         "GPU or input",
+         "PyTorch's fused SDPA on ROCm (AOTriton, or its CK backend) or ROCm flash-attention's CK kernels check the "
+         "GPU architecture, dtype, head dimension and options before they run; this card or input is outside what "
+         "they were built for, so the attention call fails while every other op runs",
+         "run attention without those kernels: attn_implementation='eager' (or 'sdpa' instead of "
+         "flash_attention_2), torch.backends.cuda.enable_flash_sdp(False) and enable_mem_efficient_sdp(False) for "
+         "PyTorch's SDPA, another vLLM attention backend; on gfx1100/gfx1201-class cards a torch whose AOTriton "
+         "lists the card (TORCH_ROCM_AOTRITON_ENABLE_EXPERIMENTAL=1 on experimental archs); fp16/bf16 and head dim "
+         "<= 256 for CK flash-attention",
+         "`python -c \"import torch;print(torch.cuda.get_device_properties(0).gcnArchName)\"` against the list "
+         "in the message",
+         (*_amdattn.TORCH_ROCM_SDPA_REFUSALS, *_amdattn.CK_FLASH_REFUSALS),
+         _amdattn.KEYWORDS,
+         sources=("pytorch/pytorch aten/src/ATen/native/transformers/hip/attention.hip ([AOTriton] Accelerated SDPA "
+                  "only supports ...)", "ROCm/flash-attention csrc/flash_attn_ck/mha_fwd.cpp (FlashAttention only "
+                  "supports AMD MI200 GPUs or newer.; CK only supports head dimension at most 256)")),
     _sig("flash-attn-error", "flash_attn_error", "error", "root", "FlashAttention is not usable here",
          "flash_attn is missing, built for another torch/CUDA/ROCm, or not supported on this GPU (gfx906, "
          "consumer cards)",

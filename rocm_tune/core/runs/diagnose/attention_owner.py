@@ -18,11 +18,13 @@ _OWNER_FRAMES = [(o, re.compile(p)) for o, p in ao.OWNER_FRAMES]
 _OWNER_SOURCES = [(o, re.compile(p)) for o, p in ao.OWNER_SOURCES]
 _PASSED = re.compile(ao.PASSED_FRAMES)
 _TB_HEAD = re.compile(r"Traceback \(most recent call last\):|Stack \(most recent call first\):")
-_FRAME = re.compile(r'File "([^"]+)", line \d+[^\n]*\n(?:\[(?:rank|default)\d+\]:)?([^\n]*)')
+# e-hip4: the statement line is optional (Python prints none when the source cannot be read): never the next frame
+_FRAME = re.compile(r'File "([^"]+)", line \d+[^\n]*\n(?:(?:\[(?:rank|default)\d+\]:)?(?!\s*File ")([^\n]*))?')
 _SDPA_CALL = re.compile(ao.SDPA_CALL)
 _NATIVE_FRAME = re.compile(ao.NATIVE_FRAME, re.M)
 _NATIVE_OWNERS = [(o, re.compile(p)) for o, p in ao.NATIVE_OWNERS]
 _NATIVE_PASSED = re.compile(ao.NATIVE_PASSED)
+_NATIVE_SDPA = re.compile(ao.NATIVE_SDPA)
 # the traceback must end right before the error line: at most the frames' source lines and carets in between
 _TAIL_GAP = 800
 
@@ -37,7 +39,7 @@ def _current_frames(pre: str) -> list[tuple[str, str]]:
     frames = list(_FRAME.finditer(block))
     if not frames or len(block) - frames[-1].end() > _TAIL_GAP:
         return []
-    return [(m.group(1), m.group(2)) for m in frames]
+    return [(m.group(1), m.group(2) or "") for m in frames]
 
 
 def _owner_of(path: str) -> str | None:
@@ -67,6 +69,8 @@ def native_owner(text: str, texts: Sequence[str]) -> str | None:
             continue
         for m in _NATIVE_FRAME.finditer(blob, at, at + ao.NATIVE_WINDOW):
             lib = m.group(1).strip()
+            if _NATIVE_SDPA.search(m.group(0)):   # e-hip4: torch's fused SDPA kernels (flash / mem-efficient)
+                return ao.SDPA_OWNER
             if _NATIVE_PASSED.search(lib):
                 continue
             return next((o for o, rx in _NATIVE_OWNERS if rx.search(lib)), None)

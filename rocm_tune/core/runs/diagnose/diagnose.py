@@ -52,6 +52,7 @@ from rocm_tune.core.runs.diagnose import release_gates   # e-ver3
 from rocm_tune.core.runs.diagnose import collective_sizes, garbage_index   # e-new15
 from rocm_tune.core.runs.diagnose.runtime_skew import cuda_library_on_amd, hip_failure, runtime_skew
 from rocm_tune.profiles import collective_causes as _cc
+from rocm_tune.profiles import amd_errors as _amd   # e-hip4
 from rocm_tune.profiles import kernel_platform_fixes as kfx
 from rocm_tune.profiles import launcher_exits as lx
 from rocm_tune.profiles import run_endings
@@ -1674,6 +1675,17 @@ _VERSION_ASSERT = re.compile(r"^assert\b.*(?:__version__|\bversion\.parse\(|\bpa
 
 
 def _exception_family(h: Hit, texts: Sequence[str] = ()) -> tuple[str, str] | None:
+    """(family, what to do) for the catch-all exception (_exception_rules); e-hip4: a message that refuses the card
+    by its gfx is the ROCm stack's (or the attention kernels', or the build's with its arch list shown) where the
+    rules would call it the user's settings (config_error); where no rule reads it the last reading does the same."""
+    fam = _exception_rules(h, texts)
+    if fam is not None and fam[0] == "config_error" and \
+            (arch := last_reading.arch_refusal(h.text, "\n".join([h.pre[-6000:], *texts]))) is not None:
+        return arch
+    return fam
+
+
+def _exception_rules(h: Hit, texts: Sequence[str] = ()) -> tuple[str, str] | None:
     """(family, what to do) for the catch-all exception: from its last traceback frames and its line,
     else from what its message is about; a crash without a message on a ROCm stack is the GPU runtime's."""
     frames = _last_frames(h.pre[-6000:])
@@ -2046,7 +2058,23 @@ def _device_limit_sentence(n: Mapping[str, Any], text: str) -> str | None:
     return None
 
 
+_RCCL_FAILURE_OOM = re.compile(_amd.RCCL_FAILURE_OOM)
+_RCCL_HOST_ALLOC = re.compile(_amd.RCCL_HOST_ALLOC_WARN)
+
+
+def _rccl_pinned_host_oom(r: Diagnosis) -> bool:
+    """e-hip4: RCCL's `Cuda failure 'out of memory'` whose next lines are alloc.h's `Failed to CUDA host alloc N
+    bytes` failed to get pinned host memory (hipHostMalloc): host_ram_oom, read as host-alloc-failed reads it."""
+    if not (_RCCL_FAILURE_OOM.search(r.first.text) and _RCCL_HOST_ALLOC.search(r.first.context)):
+        return False
+    own = cat.BY_CODE["host-alloc-failed"]
+    r.family, r.title, r.cause, r.fix = "host_ram_oom", own.title + " (RCCL's pinned host buffer)", own.cause, own.fix
+    return True
+
+
 def _refine_oom(r: Diagnosis, cfg: ConfigInfo | None, on: set[str]) -> None:
+    if _rccl_pinned_host_oom(r):
+        return
     n = r.numbers
     # explain-mem: a logger may print the message before its traceback (vLLM, loguru): then a later hit has the frames
     phase = next((p for p in (_oom_phase(h) for h in [r.first, *r.evidence]) if p), None)
@@ -2171,6 +2199,17 @@ _FP16_ON = re.compile(r"\bfp16['\"]?\s*[:=]\s*['\"]?(?:True|true|1)\b|--fp16(?:\
 
 # the extension being built is flash-attention (pip's command, its wheel, its sources)
 _FA_BUILD = re.compile(r"flash[-_]attn|flash-attention|Building wheel for flash|csrc/flash_attn|/flash_attn/")
+# e-hip4: flash-attention's own build (pip's wheel build, its setup.py's extension, its CK/CUDA sources) and DeepSpeed's
+# op builder, which also compiles with ninja (the two can share a log: a DeepSpeed build wins)
+_FA_OWN_BUILD = re.compile(r"Building wheel for flash[-_]attn|building 'flash_attn\w*' extension|"
+                           r"csrc[/\\]flash_attn(?:_ck|_rocm)?[/\\]|flash-attention[/\\]csrc[/\\]")
+_DS_OP_BUILD = re.compile(r"op_builder[/\\]|DS_BUILD_\w+|deepspeed[/\\]ops[/\\]|Building extension module \w+_op\b")
+
+
+def _fa_own_build(blob: str) -> bool:
+    return bool(_FA_OWN_BUILD.search(blob)) and not _DS_OP_BUILD.search(blob)
+
+
 # ex-rocm: frames of an extension build: DeepSpeed's op builder (any install layout) and torch's build helpers
 _OP_BUILD_FRAME = re.compile(r"(?:^|[/\\\s])op_builder[/\\]\w+\.py|torch[/\\]utils[/\\](?:cpp_extension\.py|hipify[/\\])")
 
@@ -2311,6 +2350,11 @@ def _refine_by_code(r: Diagnosis, cfg: ConfigInfo | None, levers_on: set[str], t
     elif r.code == "native-build-failed" and _FA_BUILD.search("\n".join([r.first.pre, *(texts or ())])):
         r.family = "flash_attn_error"
         r.fix = cat.BY_CODE["flash-attn-error"].fix + "; " + r.fix
+    elif r.code == "deepspeed-op-build-failed" and _fa_own_build("\n".join([r.first.pre, *(texts or ())])):
+        # e-hip4: the ninja build that stopped is flash-attention's own (its setup.py building flash_attn_2_cuda from
+        # csrc/flash_attn_ck on ROCm), not a DeepSpeed op: an attention build for this GPU (native-build-failed's)
+        r.family, r.title = "flash_attn_error", "flash-attention's own kernels failed to build for this GPU"
+        r.fix = cat.BY_CODE["flash-attn-error"].fix
     elif r.code == "dataset-error" and _SWIFT_ROUTER_KEYERROR.search("\n".join(texts or ())):
         # e-g4: `KeyError: 'train'` (a split name to dataset-error) raised by ms-swift's CLI router: the subcommand
         r.family, r.fix = "config_error", cat.SWIFT_SUBCOMMAND_FIX

@@ -37,6 +37,9 @@ _HIP_NAME = re.compile(r"(?<![A-Za-z])hip_?error_?([A-Z][A-Za-z]+|[A-Z][A-Z_]+)"
 _HIP_BY_KEY = {n.lower(): n for n in rt.HIP_ERRORS}
 _TEXTS = sorted({t for n, t in rt.HIP_ERRORS.items() if n not in rt.HIP_ANSWERS}, key=len, reverse=True)
 _HIP_TEXT = re.compile(rt.RUNTIME_PREFIX + "(" + "|".join(re.escape(t) for t in _TEXTS) + r")\b", re.I)
+# e-hip4: the distinctive texts after a program's own `Failed to <call>: ` words (rt.FAILED_PREFIX), to the message's end
+_FAILED_TEXT = re.compile(rt.FAILED_PREFIX + "(" + "|".join(re.escape(t) for t in _TEXTS if t not in rt.GENERIC_TEXTS)
+                          + r")[ .;!)'\"]*$")
 _CUDA_PREFIX = re.compile(r"\b(?:CUDA|cuda) (?:runtime )?(?:error|failure|Error)\b")
 _LIB_STATUS = re.compile(rt.LIBRARY_STATUS)
 _LIB_OOM = re.compile(rt.LIBRARY_OOM)
@@ -95,6 +98,12 @@ def _named(line: str, rocm: bool, nvidia: bool) -> tuple[str, str, str] | None:
         cuda_side = bool(_CUDA_PREFIX.search(m.group(0))) and not rocm
         name = next((n for n, t in rt.HIP_ERRORS.items() if t.lower() == text), "hipErrorUnknown")
         fam = _hip_family(name)
+        return ("cuda_error" if cuda_side and fam == "hip_error" else fam), m.group(0).strip(), \
+            "CUDA" if cuda_side else "HIP"
+    if (m := _FAILED_TEXT.search(line.rstrip())) is not None:
+        name = next((n for n, t in rt.HIP_ERRORS.items() if t == m.group(1)), "hipErrorUnknown")
+        fam = _hip_family(name)
+        cuda_side = nvidia and not rocm
         return ("cuda_error" if cuda_side and fam == "hip_error" else fam), m.group(0).strip(), \
             "CUDA" if cuda_side else "HIP"
     if (st := _status(line)) is not None:
@@ -386,3 +395,21 @@ def warning_reading(text: str) -> Reading | None:
                    "printed are warnings the program went on past", "nothing to fix for the run; read the warning if "
                    "its advice applies (a setting it names, a deprecation to act on before the next upgrade)", shown,
                    {"warning_kind": label, "count": n, "distinct_warnings": len(seen)})
+
+
+def arch_refusal(message: str, blob: str) -> tuple[str, str] | None:
+    """e-hip4: (family, fix) of a Python exception whose own message refuses the card by its gfx (`... is not supported
+    on gfx1100`, `Unsupported GPU architecture gfx1036`): the attention kernels' refusal -> flash_attn_error; the card
+    and the build's list both shown -> version_check (FAMILIES.md arch clause); else the ROCm stack not supporting the
+    card (FAMILIES.md hip_error's "architecture not supported"). None when the message names no refused gfx."""
+    first = message.strip().splitlines()[0] if message.strip() else ""
+    if _ARCH_REFUSED.search(first) is None:
+        return None
+    if _ATTENTION.search(first):
+        return "flash_attn_error", ("run attention without these kernels (attn_implementation='eager' or 'sdpa', "
+                                    "another vLLM attention backend) or install an attention build for this gfx")
+    if (s := arch_skew.skew_in(blob + "\n" + first)) is not None:
+        return "version_check", arch_skew.sentence(s)[1]
+    return "hip_error", ("the code that raised it has no kernels for this GPU architecture: run on a supported card, "
+                         "use a build of that library (or a ROCm/PyTorch wheel) made for this gfx, or turn the "
+                         "feature off; " + _HIP_FIX)
