@@ -3492,6 +3492,30 @@ SIGNATURES: tuple[Signature, ...] = (
           # --model_id_or_path: command not found`): a line of the multi-line command lost its trailing backslash (or
           # has a space after it / a blank line), so the runner started without the options below it
           r"^(?:\S+: )?line \d+: --?[A-Za-z][\w-]*(?:=\S*)?: (?:command not found|未找到命令|找不到命令)\s*$",
+          # e-cfg4 (issue 26): the same lost continuation in dash's (`run.sh: 7: --lr: not found`, Ubuntu's /bin/sh)
+          # and zsh's (`run.sh:7: command not found: --lr`) spelling
+          r"^\S+: \d+: --?[A-Za-z][\w-]*(?:=\S*)?: not found\s*$",
+          r"^\S+:\d+: command not found: --?[A-Za-z][\w-]*(?:=\S*)?\s*$",
+          # e-cfg4 (issue 26): PyYAML's problem lines under a ScannerError/ParserError whose class line a logger or a
+          # launcher's summary dropped (yaml/scanner.py, yaml/parser.py, libyaml's `did not find expected key`): the
+          # YAML config does not parse
+          r"^\s*(?:could not find expected ':'|mapping values are not allowed here|found character '[^']*' that cannot "
+          r"start any token|expected <block end>, but found '<[\w ]+>'|did not find expected (?:key|'-' indicator|"
+          r"node content)|found undefined alias '?[^'\n]*'?|found duplicate anchor)\s*$",
+          # e-cfg4 (issue 26): TOML configs (torchtitan's job config, a launcher's .toml) that do not parse: tomllib/
+          # tomli's TOMLDecodeError, the toml package's TomlDecodeError, tomlkit's ParseError subclasses
+          r"\b(?:tomllib|tomli|toml\.decoder|tomlkit\.exceptions)\.\w+(?:DecodeError|ParseError|Error): |"
+          r"(?:^|[\s:\]])(?:TOMLDecodeError|TomlDecodeError): ",
+          # e-cfg4 (issue 26): Hydra's own words when it composes the config (hydra/_internal/config_loader_impl.py,
+          # config_repository.py, core/override_parser, errors.py: MissingConfigException, ConfigCompositionException,
+          # OverrideParseException), printed bare above `Set the environment variable HYDRA_FULL_ERROR=1`, and
+          # OmegaConf's MissingMandatoryValue message when only it is printed (verl, NeMo, torchtitan-hydra recipes)
+          r"Could not (?:append to config\. An item is already at|delete from config\. '?[\w.]+'? is not in the "
+          r"config|load '[\w.@-]+/[\w/.@-]+')",
+          r"^(?:In '[\w/.@-]+': Could not find '[\w/.@-]+'|Could not find '[\w.@-]+/[\w/.@-]+')",
+          r"Cannot find primary config '[^']+'", r"Primary config (?:module|directory) '[^']+' not found",
+          r"See https?://hydra\.cc/docs/\S*override_grammar\S* for details", r"^Error merging override \S",
+          r"^Missing mandatory value: [\w.\[\]-]+\s*$",
           # e-cfgerr (issue 26): Slurm refusing the job's resource request before anything runs (sbatch/srun/salloc
           # `Batch job submission failed:` / `Unable to allocate resources:` / `Unable to create step for job N:` with
           # an invalid gres/partition/account/qos/node/feature spec or a request no node can satisfy): the launch
@@ -3523,10 +3547,45 @@ SIGNATURES: tuple[Signature, ...] = (
           "ConfigKeyError", "ConfigAttributeError", "ConfigCompositionException", "OverrideParseException",
           "ArgumentError", "ArgumentTypeError",
           "MissingConfigException",
-          "omegaconf", "not in struct", "Could not override"),
+          "omegaconf", "not in struct", "Could not override",
+          # e-cfg4
+          ": not found", "command not found: ", "could not find expected", "mapping values are not allowed",
+          "that cannot start any token", "expected <block end>", "did not find expected", "found undefined alias",
+          "found duplicate anchor", "DecodeError", "ParseError", "Could not append to config",
+          "Could not delete from config", "Could not load '", "Could not find '", "Cannot find primary config",
+          "Primary config", "override_grammar", "Error merging override", "Missing mandatory value"),
          sources=("transformers/hf_argparser.py (ValueError: Some specified arguments are not used by the "
                   "HfArgumentParser)", "axolotl-ai-cloud/axolotl#1840 (1 validation error for "
                   "AxolotlConfigWCapabilities)", "argparse (error: unrecognized arguments)", "PyYAML")),
+    # e-cfg4 (issue 26): the launch line handed a script to something that cannot run it - a .py executed by the
+    # shell (bash/dash/zsh reading Python: `train.py: line 1: import: command not found`, `from: can't read
+    # /var/mail/transformers`, `syntax error near unexpected token`), or exec'd without `python` and without an
+    # executable bit or a #! line (the kernel's EACCES / ENOEXEC as bash, dash, Slurm's slurmstepd execve(), Python's
+    # subprocess and Apptainer/Singularity's starter print them): the command line, not a file permission of the run
+    _sig("script-not-run-by-python", "config_error", "error", "root", "the launch command ran a script without its "
+         "interpreter",
+         "the job/launch line executes the training script directly (or hands it to the shell) instead of running it "
+         "with `python`: the file is not executable or has no #! line, so the kernel refuses it (permission denied, "
+         "exec format error) or the shell reads Python as shell commands",
+         "put the interpreter in front of the script (`python train.py ...`, `singularity exec IMAGE python "
+         "train.py`, `srun python train.py`), or make it executable with a `#!/usr/bin/env python` first line and "
+         "`chmod +x`",
+         "`head -1 SCRIPT; ls -l SCRIPT` (a #! line and the x bit are both needed to run it without `python`)",
+         (r"^(?:\S+: )?(?:line )?\d+: (?:import|from): (?:command )?not found\s*$",
+          r"^\S+:\d+: command not found: (?:import|from)\s*$",
+          r"^from: can't read /var/mail/[\w.]+\s*$",
+          r"\.py: (?:line )?\d+: syntax error near unexpected token",
+          r"\bexecve\(\): \S+\.(?:py|sh): (?:Permission denied|Exec format error)",
+          r"^(?:\S+: )?(?:line \d+: |\d+: )?\S+\.(?:py|sh): (?:Permission denied|cannot execute binary file: Exec "
+          r"format error|cannot execute: [^\n]+)\s*$",
+          r"\[Errno 8\] Exec format error: '[^'\n]+'",
+          r"^FATAL:\s+(?:permission denied|exec format error)\s*$"),
+         ("import", "from", "/var/mail/", "syntax error near unexpected token", "execve", "Permission denied",
+          "Exec format error", "cannot execute", "permission denied", "exec format error"),
+         sources=("bash/dash/zsh messages (command not found, Permission denied, cannot execute binary file)",
+                  "slurmstepd `error: execve(): X: Permission denied`", "CPython subprocess._execute_child (OSError: "
+                  "[Errno 8] Exec format error)", "Lumi-supercomputer/LUMI-training-materials ai-20251008 Q&A "
+                  "(singularity exec IMAGE test.py -> FATAL: permission denied)")),
     _sig("bnb-no-gpu-library", "version_check", "error", "root", "bitsandbytes loaded without its GPU library",
          "the installed bitsandbytes has no compiled library for this GPU stack (a CUDA-only wheel on ROCm, a CPU "
          "build, another CUDA/ROCm version), so its optimizer/quantization functions are missing",
