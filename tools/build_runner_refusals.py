@@ -58,7 +58,8 @@ SOURCES = (
     # parallel layouts checked against the model's shape (Megatron-Core's TransformerConfig/ModelParallelConfig,
     # torchtitan's ParallelDims) and torchtune's recipes checking their config
     ("accelerate", "huggingface+accelerate", ("HEAD", "v0.34.2"), ("src/accelerate/commands/launch.py",
-                                                                  "src/accelerate/utils/launch.py"), None),
+                                                                  "src/accelerate/utils/launch.py",
+                                                                  "src/accelerate/utils/deepspeed.py"), None),
     ("deepspeed", "deepspeedai+DeepSpeed", ("HEAD", "v0.16.9", "v0.14.5"), ("deepspeed/launcher/runner.py",
                                                                           "deepspeed/launcher/launch.py"), None),
     ("megatron", "NVIDIA+Megatron-LM", ("HEAD",), ("megatron/core/transformer/transformer_config.py",
@@ -66,7 +67,9 @@ SOURCES = (
     ("torchtitan", "pytorch+torchtitan", ("HEAD",), ("torchtitan/distributed/parallel_dims.py",), None),
     ("torchtune", "pytorch+torchtune", ("HEAD",), ("recipes/*.py",), ("__init__", "setup", r"_setup\w*")),
 )
-TRANSFORMERS_FILES = (("training_args.py", None), ("trainer.py", ("__init__",)))
+# e-cfg4: and transformers' DeepSpeed integration checking the DeepSpeed config it is handed (HfDeepSpeedConfig,
+# trainer_config_process/finalize, deepspeed_init)
+TRANSFORMERS_FILES = (("training_args.py", None), ("trainer.py", ("__init__",)), ("integrations/deepspeed.py", None))
 # e-cfg4: torch's launcher (torchrun / torch.distributed.run) checking --nproc-per-node, --nnodes and the rest
 TORCH_FILES = (("distributed/run.py", None), ("distributed/launcher/api.py", None))
 
@@ -138,6 +141,8 @@ def collect(mirror: str, transformers_dirs: list[str]) -> list[tuple[str, str, s
         torch = pathlib.Path(tdir).name == "torch"
         runner, prefix = ("torchrun", "torch/") if torch else ("hf-trainer", "src/transformers/")
         for fname, functions in TORCH_FILES if torch else TRANSFORMERS_FILES:
+            if not pathlib.Path(tdir, fname).is_file():
+                continue   # a partly unpacked wheel, or a release before the file existed
             src = pathlib.Path(tdir, fname).read_text()
             for fn, exc, msg in _messages(src, functions):
                 if _usable(msg):

@@ -3984,6 +3984,14 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
      "checkpoint_resume_mismatch",
      "the checkpoint's RNG states are for more GPUs than this run sees: resume with the same number of GPUs, or "
      "remove rng_state*.pth from the checkpoint"),
+    # e-cfg4 (issue 26): the optimizer's or the LR schedule's arithmetic on a hyper-parameter that is a string (YAML
+    # 1.1 reads `1e-4` without a dot as a str, a JSON/CLI value quoted): torch/optim's checks and step, transformers'
+    # optimization.py lambdas, torch's lr_scheduler
+    (re.compile(r"(?:torch[/\\]optim[/\\]\S+|transformers[/\\]optimization\.py) \w+\n(?:[^\n]*\n)*[^\n]*TypeError: "
+                r"(?:unsupported operand type\(s\) for [^:\n]+:|'[<>]=?' not supported between instances of) "
+                r"'(?:float|int|str)' and '(?:float|int|str)'"), "config_error",
+     "a numeric hyper-parameter (learning rate, eps, weight decay, warmup) reached the optimizer/scheduler as a string: "
+     "write it as a number (YAML 1.1 reads `1e-4` as text - write `1.0e-4`; no quotes in JSON or on the command line)"),
     (re.compile(r"torch/cuda/random\.py \w+\n(?:.*\n)*.*IndexError: tuple index out of range"), "config_error",
      "a process addressed a GPU index beyond torch.cuda.device_count(): set the *_VISIBLE_DEVICES variables "
      "consistently per process (on ROCm HIP_VISIBLE_DEVICES, not only CUDA_VISIBLE_DEVICES) and use the local rank"),
