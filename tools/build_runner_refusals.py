@@ -69,7 +69,10 @@ SOURCES = (
 )
 # e-cfg4: and transformers' DeepSpeed integration checking the DeepSpeed config it is handed (HfDeepSpeedConfig,
 # trainer_config_process/finalize, deepspeed_init)
-TRANSFORMERS_FILES = (("training_args.py", None), ("trainer.py", ("__init__",)), ("integrations/deepspeed.py", None))
+# (the config checks only: deepspeed_load_checkpoint's refusals are the checkpoint's)
+TRANSFORMERS_FILES = (("training_args.py", None), ("trainer.py", ("__init__",)),
+                      ("integrations/deepspeed.py", ("__init__", "fill_match", r"trainer_config_\w+", "deepspeed_optim_sched",
+                                                     "deepspeed_init", "propagate_args_to_deepspeed")))
 # e-cfg4: torch's launcher (torchrun / torch.distributed.run) checking --nproc-per-node, --nnodes and the rest
 TORCH_FILES = (("distributed/run.py", None), ("distributed/launcher/api.py", None))
 

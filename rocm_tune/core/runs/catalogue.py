@@ -3569,7 +3569,7 @@ SIGNATURES: tuple[Signature, ...] = (
          "exec format error) or the shell reads Python as shell commands",
          "put the interpreter in front of the script (`python train.py ...`, `singularity exec IMAGE python "
          "train.py`, `srun python train.py`), or make it executable with a `#!/usr/bin/env python` first line and "
-         "`chmod +x`",
+         "`chmod +x`; a script with Windows line ends (`^M`, `$'\\r'`): convert it (`dos2unix run.sh`)",
          "`head -1 SCRIPT; ls -l SCRIPT` (a #! line and the x bit are both needed to run it without `python`)",
          (r"^(?:\S+: )?(?:line )?\d+: (?:import|from): (?:command )?not found\s*$",
           r"^\S+:\d+: command not found: (?:import|from)\s*$",
@@ -3579,11 +3579,17 @@ SIGNATURES: tuple[Signature, ...] = (
           r"^(?:\S+: )?(?:line \d+: |\d+: )?\S+\.(?:py|sh): (?:Permission denied|cannot execute binary file: Exec "
           r"format error|cannot execute: [^\n]+)\s*$",
           r"\[Errno 8\] Exec format error: '[^'\n]+'",
-          r"^FATAL:\s+(?:permission denied|exec format error)\s*$"),
+          r"^FATAL:\s+(?:permission denied|exec format error)\s*$",
+          # the script's #! line names an interpreter that is not there - most often a script saved with Windows
+          # line ends (`/bin/bash^M: bad interpreter`), whose other lines the shell then reads with a `\r` each
+          # (`$'\r': command not found`); slurmstepd's own spelling of the #! failure (task.c)
+          r"\bbad interpreter: No such file or directory", r"\bexecve\(\): bad interpreter\(",
+          r"^(?:\S+: )?(?:line \d+: |\d+: )?\$'\\r': command not found\s*$"),
          ("import", "from", "/var/mail/", "syntax error near unexpected token", "execve", "Permission denied",
-          "Exec format error", "cannot execute", "permission denied", "exec format error"),
+          "Exec format error", "cannot execute", "permission denied", "exec format error", "bad interpreter",
+          "command not found"),
          sources=("bash/dash/zsh messages (command not found, Permission denied, cannot execute binary file)",
-                  "slurmstepd `error: execve(): X: Permission denied`", "CPython subprocess._execute_child (OSError: "
+                  "slurm slurmstepd/task.c (`error: execve(): X: Permission denied`, `execve(): bad interpreter(...)`)", "CPython subprocess._execute_child (OSError: "
                   "[Errno 8] Exec format error)", "Lumi-supercomputer/LUMI-training-materials ai-20251008 Q&A "
                   "(singularity exec IMAGE test.py -> FATAL: permission denied)")),
     _sig("bnb-no-gpu-library", "version_check", "error", "root", "bitsandbytes loaded without its GPU library",
