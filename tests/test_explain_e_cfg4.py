@@ -140,6 +140,16 @@ CONFIG_ERRORS = [
     ("subprocess-eacces", "permission-denied", TB + SUBPROCESS +
      "PermissionError: [Errno 13] Permission denied: 'train.py'\n",
      "CPython subprocess.py _execute_child (EACCES), torchrun --no-python"),
+    ("script-path-missing", "script-not-found",
+     "/opt/conda/bin/python: can't open file '/work/LLaMA-Factory/src/train.py': [Errno 2] No such file or directory\n"
+     + CHILD_FAILED, "CPython Modules/main.c pymain_run_file"),
+    ("recipe-yaml-missing", None, TB + frame(f"{SITE}/llamafactory/hparams/parser.py", 70, "read_args",
+                                             "return yaml.safe_load(Path(sys.argv[1]).absolute().read_text())") +
+     "FileNotFoundError: [Errno 2] No such file or directory: '/work/examples/train_lora/qwen2_lora_sft.yaml'\n",
+     "LLaMA-Factory hparams/parser.py read_args"),
+    ("ds-json-missing", None, ranked("FileNotFoundError: [Errno 2] No such file or directory: "
+                                     "'configs/ds_config_zero3.json'") + PEER_TIMEOUT + CHILD_FAILED,
+     "a DeepSpeed JSON named by --deepspeed"),
     ("apptainer-exec", "script-not-run-by-python",
      "+ srun apptainer exec --rocm /scratch/img.sif /users/me/train.py --epochs 1\nFATAL:   permission denied\n"
      "srun: error: nid005: task 0: Exited with exit code 255\n", "Apptainer starter exec of a non-executable file"),
@@ -171,6 +181,8 @@ OTHERS = [
                                                           "create_dynamic_module", "init_path.touch()") +
      "PermissionError: [Errno 13] Permission denied: '/home/x/.cache/huggingface/modules/transformers_modules/"
      "modeling_chatglm.py'\n"),
+    # a model directory without its config.json: not the run's own config file
+    
     # a JSON dataset read by `datasets`: the data
     ("data-json", "dataset_error", TB + frame(f"{SITE}/datasets/packaged_modules/json/json.py", 160,
                                               "_generate_tables", "dataset = json.load(f)") +
@@ -199,3 +211,9 @@ def test_the_refusal_table_holds_the_launchers_and_layouts():
     assert refusal_of("ValueError: [deepspeed] failed to resume from checkpoint /ckpt/global_step100") is None
     assert refusal_of("[rank3]: ValueError: Unsupported nproc_per_node value: gpux") == \
         ("torchrun", "torch/distributed/run.py")
+
+
+def test_a_missing_model_config_json_is_not_read_as_the_runs_config_file(tmp_path):
+    text = TB + "FileNotFoundError: [Errno 2] No such file or directory: '/models/llama-7b/config.json'\n"
+    _, root = explain_text(tmp_path, text)
+    assert root is None or "config file the command line" not in (root.fix or "")

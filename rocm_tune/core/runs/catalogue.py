@@ -3557,6 +3557,18 @@ SIGNATURES: tuple[Signature, ...] = (
          sources=("transformers/hf_argparser.py (ValueError: Some specified arguments are not used by the "
                   "HfArgumentParser)", "axolotl-ai-cloud/axolotl#1840 (1 validation error for "
                   "AxolotlConfigWCapabilities)", "argparse (error: unrecognized arguments)", "PyYAML")),
+    # e-cfg4 (issue 26): the interpreter was given a script path that is not there (CPython Modules/main.c
+    # pymain_run_file: `python: can't open file '/x/train.py': [Errno 2] No such file or directory`): the launch
+    # command's path (a typo, another working directory, a script another release of the runner moved)
+    _sig("script-not-found", "config_error", "error", "root", "the launch command names a script that is not there",
+         "python was started with a script path that does not exist from the directory the job runs in (a typo, a "
+         "relative path from another working directory, a script the runner's repository moved or removed)",
+         "give the script's real path (or `cd` to the repository first); for a runner's entry script moved between "
+         "releases use the entry point of the installed release (its README's launch line)",
+         "`ls -l PATH` from the job's working directory",
+         (r"\bcan't open file '[^'\n]+': \[Errno 2\] No such file or directory",),
+         ("can't open file",),
+         sources=("CPython Modules/main.c (pymain_run_file: %ls: can't open file %R: [Errno %d] %s)",)),
     # e-cfg4 (issue 26): the launch line handed a script to something that cannot run it - a .py executed by the
     # shell (bash/dash/zsh reading Python: `train.py: line 1: import: command not found`, `from: can't read
     # /var/mail/transformers`, `syntax error near unexpected token`), or exec'd without `python` and without an
@@ -3876,6 +3888,14 @@ SHADOWING_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
      "it (and delete its __pycache__), then rerun"),
 )
 EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
+    # e-cfg4 (issue 26): the run's own config file is not where the command line says (a YAML/TOML recipe, a
+    # DeepSpeed/accelerate/FSDP JSON named on the command line or in the recipe): the path in the settings. A model's
+    # config.json and a data file's JSON are not these (their readers' rules decide)
+    (re.compile(r"(?:FileNotFoundError|No such file or directory)\b[^\n]*['\"](?:[^'\"\n]*/)?(?:[^'\"\n/]+\.(?:ya?ml|toml)|"
+                r"(?:ds|deepspeed|zero|z[0-3]|fsdp|accelerate)[\w.-]*\.json|[\w.-]*(?:ds|deepspeed|zero\d?|fsdp)_?"
+                r"config[\w.-]*\.json)['\"]\s*$"), "config_error",
+     "the config file the command line (or the recipe) names is not there: give the path that exists (relative "
+     "paths are taken from the directory the launch runs in; a job's working directory may not be the submit one)"),
     # e-g910 (issue 26): transformers' auto classes looking the checkpoint's model_type up (configuration_auto.py
     # from_pretrained: `config_class = CONFIG_MAPPING[config_dict["model_type"]]`, _LazyConfigMapping.__getitem__
     # `raise KeyError(key)`, before 4.29 with no ValueError around it; auto_factory.py _LazyAutoMapping.__getitem__
