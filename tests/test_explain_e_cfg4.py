@@ -181,8 +181,6 @@ OTHERS = [
                                                           "create_dynamic_module", "init_path.touch()") +
      "PermissionError: [Errno 13] Permission denied: '/home/x/.cache/huggingface/modules/transformers_modules/"
      "modeling_chatglm.py'\n"),
-    # a model directory without its config.json: not the run's own config file
-    
     # a JSON dataset read by `datasets`: the data
     ("data-json", "dataset_error", TB + frame(f"{SITE}/datasets/packaged_modules/json/json.py", 160,
                                               "_generate_tables", "dataset = json.load(f)") +
