@@ -215,3 +215,20 @@ def test_a_missing_model_config_json_is_not_read_as_the_runs_config_file(tmp_pat
     text = TB + "FileNotFoundError: [Errno 2] No such file or directory: '/models/llama-7b/config.json'\n"
     _, root = explain_text(tmp_path, text)
     assert root is None or "config file the command line" not in (root.fix or "")
+
+
+# what each launcher puts before a task's lines (srun --label, pdsh / DeepSpeed's multi-node runner, Ray's actor
+# prefix, torchrun's --tee), in front of argparse's error and a lost continuation, with the other ranks timing out
+PREFIXES = ["0: ", "worker-0: ", "localhost: ", "(TaskRunner pid=2051) ", "(WorkerDict pid=3120, ip=10.0.0.2) ",
+            "[default0]:"]
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
+def test_a_refusal_behind_a_launchers_prefix_is_the_root_not_the_peers_timeout(tmp_path, prefix):
+    text = (f"{prefix}usage: train.py [-h] [--lora_rank LORA_RANK]\n"
+            f"{prefix}train.py: error: unrecognized arguments: --lora_rnak 8\n" + PEER_TIMEOUT)
+    _, root = explain_text(tmp_path, text)
+    assert root is not None and root.family == "config_error", (root and root.code)
+    _, root = explain_text(tmp_path, f"{prefix}job.sh: line 14: --deepspeed: command not found\n" + PEER_TIMEOUT,
+                           name="cont.log")
+    assert root is not None and root.code == "config-rejected", (root and root.code)

@@ -151,6 +151,10 @@ _NAMESPACE_ROOTS = r"(?:google|nvidia|azure|backports|mpl_toolkits|jaraco|zope|s
 # Python/suggestions.c: `... has no attribute 'x'. Did you mean: 'y'?`; 3.12's `name 'x' is not defined. Did you
 # forget to import 'x'?`): the rules anchored at the end of the message read it as the message's end
 _DID_YOU_MEAN = r"(?:\. Did you (?:mean|forget to import):? '[\w.]+'\?)?"
+# e-cfg4 (issue 26): what a launcher puts before each line a rank/task prints, for the line-anchored patterns: torch's
+# `[rank0]:` / `[default0]:`, srun --label's `0: `, pdsh's and DeepSpeed's multi-node runner's `host: `, Ray's
+# `(TaskRunner pid=2051) ` / `(WorkerDict pid=3120, ip=10.0.0.2) `
+_TASK_PREFIX = r"(?:\[(?:rank|default)\d+\]:\s*|\d+: |[\w.-]+: (?=\S+: )|\(\w+ pid=\d+[^)\n]*\)\s*)?"
 _EXPANDABLE = ("PYTORCH_HIP_ALLOC_CONF=expandable_segments:True (ROCm) / "
                "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (CUDA)")
 
@@ -3475,7 +3479,7 @@ SIGNATURES: tuple[Signature, ...] = (
           # explain-dist (issue 26): OmegaConf/Hydra configs (torchtune recipes and `tune run` overrides, NeMo)
           r"omegaconf\.errors\.\w+", r"Key '[\w.]+' is not in struct", r"Could not override '[\w.]+'",
           r"\d+ validation errors? for (?!DeepSpeed)\w+",
-          r"^(?:\[(?:rank|default)\d+\]:\s*)?(?:\S+: |[\w<>\[\]. -]{1,60}(?:launch|config|run|env|train|sft)\w*: )?"
+          r"^" + _TASK_PREFIX + r"(?:\S+: |[\w<>\[\]. -]{1,60}(?:launch|config|run|env|train|sft)\w*: )?"
           r"error: (?:unrecognized arguments: |argument [-\w/]+: (?:invalid|"
           r"expected|ambiguous|not allowed with|Truthy value expected)|the following arguments are required: |ambiguous option: |one of the "
           r"arguments )",
@@ -3491,15 +3495,15 @@ SIGNATURES: tuple[Signature, ...] = (
           # e-cfgerr (issue 26): the shell ran one of the command's own options as a command (`lora.sh: line 7:
           # --model_id_or_path: command not found`): a line of the multi-line command lost its trailing backslash (or
           # has a space after it / a blank line), so the runner started without the options below it
-          r"^(?:\S+: )?line \d+: --?[A-Za-z][\w-]*(?:=\S*)?: (?:command not found|未找到命令|找不到命令)\s*$",
+          r"^" + _TASK_PREFIX + r"(?:\S+: )?line \d+: --?[A-Za-z][\w-]*(?:=\S*)?: (?:command not found|未找到命令|找不到命令)\s*$",
           # e-cfg4 (issue 26): the same lost continuation in dash's (`run.sh: 7: --lr: not found`, Ubuntu's /bin/sh)
           # and zsh's (`run.sh:7: command not found: --lr`) spelling
-          r"^\S+: \d+: --?[A-Za-z][\w-]*(?:=\S*)?: not found\s*$",
-          r"^\S+:\d+: command not found: --?[A-Za-z][\w-]*(?:=\S*)?\s*$",
+          r"^" + _TASK_PREFIX + r"\S+: \d+: --?[A-Za-z][\w-]*(?:=\S*)?: not found\s*$",
+          r"^" + _TASK_PREFIX + r"\S+:\d+: command not found: --?[A-Za-z][\w-]*(?:=\S*)?\s*$",
           # e-cfg4 (issue 26): PyYAML's problem lines under a ScannerError/ParserError whose class line a logger or a
           # launcher's summary dropped (yaml/scanner.py, yaml/parser.py, libyaml's `did not find expected key`): the
           # YAML config does not parse
-          r"^\s*(?:could not find expected ':'|mapping values are not allowed here|found character '[^']*' that cannot "
+          r"^" + _TASK_PREFIX + r"\s*(?:could not find expected ':'|mapping values are not allowed here|found character '[^']*' that cannot "
           r"start any token|expected <block end>, but found '<[\w ]+>'|did not find expected (?:key|'-' indicator|"
           r"node content)|found undefined alias '?[^'\n]*'?|found duplicate anchor)\s*$",
           # e-cfg4 (issue 26): TOML configs (torchtitan's job config, a launcher's .toml) that do not parse: tomllib/
@@ -3515,7 +3519,7 @@ SIGNATURES: tuple[Signature, ...] = (
           r"^(?:In '[\w/.@-]+': Could not find '[\w/.@-]+'|Could not find '[\w.@-]+/[\w/.@-]+')",
           r"Cannot find primary config '[^']+'", r"Primary config (?:module|directory) '[^']+' not found",
           r"See https?://hydra\.cc/docs/\S*override_grammar\S* for details", r"^Error merging override \S",
-          r"^Missing mandatory value: [\w.\[\]-]+\s*$",
+          r"^" + _TASK_PREFIX + r"Missing mandatory value: [\w.\[\]-]+\s*$",
           # e-cfgerr (issue 26): Slurm refusing the job's resource request before anything runs (sbatch/srun/salloc
           # `Batch job submission failed:` / `Unable to allocate resources:` / `Unable to create step for job N:` with
           # an invalid gres/partition/account/qos/node/feature spec or a request no node can satisfy): the launch
@@ -3583,12 +3587,12 @@ SIGNATURES: tuple[Signature, ...] = (
          "train.py`, `srun python train.py`), or make it executable with a `#!/usr/bin/env python` first line and "
          "`chmod +x`; a script with Windows line ends (`^M`, `$'\\r'`): convert it (`dos2unix run.sh`)",
          "`head -1 SCRIPT; ls -l SCRIPT` (a #! line and the x bit are both needed to run it without `python`)",
-         (r"^(?:\S+: )?(?:line )?\d+: (?:import|from): (?:command )?not found\s*$",
+         (r"^" + _TASK_PREFIX + r"(?:\S+: )?(?:line )?\d+: (?:import|from): (?:command )?not found\s*$",
           r"^\S+:\d+: command not found: (?:import|from)\s*$",
           r"^from: can't read /var/mail/[\w.]+\s*$",
           r"\.py: (?:line )?\d+: syntax error near unexpected token",
           r"\bexecve\(\): \S+\.(?:py|sh): (?:Permission denied|Exec format error)",
-          r"^(?:\S+: )?(?:line \d+: |\d+: )?\S+\.(?:py|sh): (?:Permission denied|cannot execute binary file: Exec "
+          r"^" + _TASK_PREFIX + r"(?:\S+: )?(?:line \d+: |\d+: )?\S+\.(?:py|sh): (?:Permission denied|cannot execute binary file: Exec "
           r"format error|cannot execute: [^\n]+)\s*$",
           r"\[Errno 8\] Exec format error: '[^'\n]+'",
           r"^FATAL:\s+(?:permission denied|exec format error)\s*$",
