@@ -444,6 +444,12 @@ REAL_LINES = [
      "a library's optional-dependency check"),
     ("missing-package", "ModuleNotFoundError: No module named 'fused_layer_norm_cuda'",
      "apex installed without its CUDA extensions (NVIDIA/apex#743)"),
+    # e-cfg4: the interpreter given a script path that is not there
+    ("script-not-found", "/opt/conda/bin/python: can't open file '/work/LLaMA-Factory/src/train_bash.py': [Errno 2] "
+     "No such file or directory", "CPython Modules/main.c pymain_run_file"),
+    # e-cfg4: the kernel refusing to execute a .py run without `python` (Slurm's slurmstepd)
+    ("script-not-run-by-python", "slurmstepd: error: execve(): ./train.py: Permission denied",
+     "slurm src/slurmd/slurmstepd/task.c (error(\"execve(): %s: %m\", task->argv[0]))"),
     ("config-rejected", "ValueError: Some specified arguments are not used by the HfArgumentParser: "
      "['--max_source_length', '64', '--max_target_length', '32768']", "hiyouga/LlamaFactory#1004"),
     ("config-rejected", "ValueError: Some keys are not used by the HfArgumentParser: ['split']",

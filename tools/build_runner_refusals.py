@@ -1,11 +1,12 @@
 """Re-make rocm_tune/profiles/runner_refusals.py from the runners' own argument-checking code (e-src, issue 26).
 
-Usage: python3 tools/build_runner_refusals.py MIRROR_DIR [TRANSFORMERS_PKG_DIR ...]
+Usage: python3 tools/build_runner_refusals.py MIRROR_DIR [TRANSFORMERS_PKG_DIR ...] [TORCH_PKG_DIR]
 MIRROR_DIR holds git directories named owner+name/repo (modelscope+ms-swift, hiyouga+LLaMA-Factory,
 huggingface+trl, huggingface+accelerate, deepspeedai+DeepSpeed, axolotl-ai-cloud+axolotl, volcengine+verl,
-NVIDIA+Megatron-LM, OpenRLHF+OpenRLHF, huggingface+peft); each TRANSFORMERS_PKG_DIR is a transformers
-package (site-packages/transformers; this profile: 5.24.0 installed, 4.46.3 and 4.36.2 unpacked from their wheels,
-newest first). Reads, at the refs below, every `raise ValueError/AssertionError/
+NVIDIA+Megatron-LM, OpenRLHF+OpenRLHF, huggingface+peft, pytorch+torchtitan, pytorch+torchtune); each
+TRANSFORMERS_PKG_DIR is a transformers package (site-packages/transformers; this profile: 5.24.0 installed, 4.46.3
+and 4.36.2 unpacked from their wheels, newest first); TORCH_PKG_DIR a torch package (site-packages/torch, folder named
+torch; this profile: 2.13.0 installed) for torchrun's checks. Reads, at the refs below, every `raise ValueError/AssertionError/
 NotImplementedError/TypeError(msg)` and `assert cond, msg` of the files that check the run's arguments and writes the
 messages as templates: the literal text with `\x00` where the f-string / .format / % put a value. Needs git; no
 network.
@@ -53,8 +54,27 @@ SOURCES = (
     ("openrlhf", "OpenRLHF+OpenRLHF", ("HEAD",), ("openrlhf/cli/train_*.py",), None),
     ("peft", "huggingface+peft", ("HEAD",), ("src/peft/tuners/*/config.py", "src/peft/config.py"),
      ("__post_init__", r"_validate\w*")),
+    # e-cfg4 (issue 26): the launchers' own checks of their arguments (accelerate launch, the deepspeed runner), the
+    # parallel layouts checked against the model's shape (Megatron-Core's TransformerConfig/ModelParallelConfig,
+    # torchtitan's ParallelDims) and torchtune's recipes checking their config
+    ("accelerate", "huggingface+accelerate", ("HEAD", "v0.34.2"), ("src/accelerate/commands/launch.py",
+                                                                  "src/accelerate/utils/launch.py",
+                                                                  "src/accelerate/utils/deepspeed.py"), None),
+    ("deepspeed", "deepspeedai+DeepSpeed", ("HEAD", "v0.16.9", "v0.14.5"), ("deepspeed/launcher/runner.py",
+                                                                          "deepspeed/launcher/launch.py"), None),
+    ("megatron", "NVIDIA+Megatron-LM", ("HEAD",), ("megatron/core/transformer/transformer_config.py",
+                                                 "megatron/core/model_parallel_config.py"), ("__post_init__",)),
+    ("torchtitan", "pytorch+torchtitan", ("HEAD",), ("torchtitan/distributed/parallel_dims.py",), None),
+    ("torchtune", "pytorch+torchtune", ("HEAD",), ("recipes/*.py",), ("__init__", "setup", r"_setup\w*")),
 )
-TRANSFORMERS_FILES = (("training_args.py", None), ("trainer.py", ("__init__",)))
+# e-cfg4: and transformers' DeepSpeed integration checking the DeepSpeed config it is handed (HfDeepSpeedConfig,
+# trainer_config_process/finalize, deepspeed_init)
+# (the config checks only: deepspeed_load_checkpoint's refusals are the checkpoint's)
+TRANSFORMERS_FILES = (("training_args.py", None), ("trainer.py", ("__init__",)),
+                      ("integrations/deepspeed.py", ("__init__", "fill_match", r"trainer_config_\w+", "deepspeed_optim_sched",
+                                                     "deepspeed_init", "propagate_args_to_deepspeed")))
+# e-cfg4: torch's launcher (torchrun / torch.distributed.run) checking --nproc-per-node, --nnodes and the rest
+TORCH_FILES = (("distributed/run.py", None), ("distributed/launcher/api.py", None))
 
 
 def _git(repo: str, *args: str) -> str:
@@ -120,12 +140,16 @@ def collect(mirror: str, transformers_dirs: list[str]) -> list[tuple[str, str, s
                         if _usable(msg):
                             rows.setdefault((runner, " ".join(msg.split())), (runner, path, fn, exc, msg))
     for tdir in transformers_dirs:
-        for fname, functions in TRANSFORMERS_FILES:
+        # a torch package dir (its folder is named torch) gives torchrun's checks, any other a transformers one
+        torch = pathlib.Path(tdir).name == "torch"
+        runner, prefix = ("torchrun", "torch/") if torch else ("hf-trainer", "src/transformers/")
+        for fname, functions in TORCH_FILES if torch else TRANSFORMERS_FILES:
+            if not pathlib.Path(tdir, fname).is_file():
+                continue   # a partly unpacked wheel, or a release before the file existed
             src = pathlib.Path(tdir, fname).read_text()
             for fn, exc, msg in _messages(src, functions):
                 if _usable(msg):
-                    rows.setdefault(("hf-trainer", " ".join(msg.split())),
-                                    ("hf-trainer", f"src/transformers/{fname}", fn, exc, msg))
+                    rows.setdefault((runner, " ".join(msg.split())), (runner, prefix + fname, fn, exc, msg))
     return sorted(rows.values())
 
 

@@ -152,6 +152,10 @@ _NAMESPACE_ROOTS = r"(?:google|nvidia|azure|backports|mpl_toolkits|jaraco|zope|s
 # Python/suggestions.c: `... has no attribute 'x'. Did you mean: 'y'?`; 3.12's `name 'x' is not defined. Did you
 # forget to import 'x'?`): the rules anchored at the end of the message read it as the message's end
 _DID_YOU_MEAN = r"(?:\. Did you (?:mean|forget to import):? '[\w.]+'\?)?"
+# e-cfg4 (issue 26): what a launcher puts before each line a rank/task prints, for the line-anchored patterns: torch's
+# `[rank0]:` / `[default0]:`, srun --label's `0: `, pdsh's and DeepSpeed's multi-node runner's `host: `, Ray's
+# `(TaskRunner pid=2051) ` / `(WorkerDict pid=3120, ip=10.0.0.2) `
+_TASK_PREFIX = r"(?:\[(?:rank|default)\d+\]:\s*|\d+: |[\w.-]+: (?=\S+: )|\(\w+ pid=\d+[^)\n]*\)\s*)?"
 _EXPANDABLE = ("PYTORCH_HIP_ALLOC_CONF=expandable_segments:True (ROCm) / "
                "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (CUDA)")
 
@@ -3507,7 +3511,7 @@ SIGNATURES: tuple[Signature, ...] = (
           # explain-dist (issue 26): OmegaConf/Hydra configs (torchtune recipes and `tune run` overrides, NeMo)
           r"omegaconf\.errors\.\w+", r"Key '[\w.]+' is not in struct", r"Could not override '[\w.]+'",
           r"\d+ validation errors? for (?!DeepSpeed)\w+",
-          r"^(?:\[(?:rank|default)\d+\]:\s*)?(?:\S+: |[\w<>\[\]. -]{1,60}(?:launch|config|run|env|train|sft)\w*: )?"
+          r"^" + _TASK_PREFIX + r"(?:\S+: |[\w<>\[\]. -]{1,60}(?:launch|config|run|env|train|sft)\w*: )?"
           r"error: (?:unrecognized arguments: |argument [-\w/]+: (?:invalid|"
           r"expected|ambiguous|not allowed with|Truthy value expected)|the following arguments are required: |ambiguous option: |one of the "
           r"arguments )",
@@ -3523,7 +3527,31 @@ SIGNATURES: tuple[Signature, ...] = (
           # e-cfgerr (issue 26): the shell ran one of the command's own options as a command (`lora.sh: line 7:
           # --model_id_or_path: command not found`): a line of the multi-line command lost its trailing backslash (or
           # has a space after it / a blank line), so the runner started without the options below it
-          r"^(?:\S+: )?line \d+: --?[A-Za-z][\w-]*(?:=\S*)?: (?:command not found|未找到命令|找不到命令)\s*$",
+          r"^" + _TASK_PREFIX + r"(?:\S+: )?line \d+: --?[A-Za-z][\w-]*(?:=\S*)?: (?:command not found|未找到命令|找不到命令)\s*$",
+          # e-cfg4 (issue 26): the same lost continuation in dash's (`run.sh: 7: --lr: not found`, Ubuntu's /bin/sh)
+          # and zsh's (`run.sh:7: command not found: --lr`) spelling
+          r"^" + _TASK_PREFIX + r"\S+: \d+: --?[A-Za-z][\w-]*(?:=\S*)?: not found\s*$",
+          r"^" + _TASK_PREFIX + r"\S+:\d+: command not found: --?[A-Za-z][\w-]*(?:=\S*)?\s*$",
+          # e-cfg4 (issue 26): PyYAML's problem lines under a ScannerError/ParserError whose class line a logger or a
+          # launcher's summary dropped (yaml/scanner.py, yaml/parser.py, libyaml's `did not find expected key`): the
+          # YAML config does not parse
+          r"^" + _TASK_PREFIX + r"\s*(?:could not find expected ':'|mapping values are not allowed here|found character '[^']*' that cannot "
+          r"start any token|expected <block end>, but found '<[\w ]+>'|did not find expected (?:key|'-' indicator|"
+          r"node content)|found undefined alias '?[^'\n]*'?|found duplicate anchor)\s*$",
+          # e-cfg4 (issue 26): TOML configs (torchtitan's job config, a launcher's .toml) that do not parse: tomllib/
+          # tomli's TOMLDecodeError, the toml package's TomlDecodeError, tomlkit's ParseError subclasses
+          r"\b(?:tomllib|tomli|toml\.decoder|tomlkit\.exceptions)\.\w+(?:DecodeError|ParseError|Error): |"
+          r"(?:^|[\s:\]])(?:TOMLDecodeError|TomlDecodeError): ",
+          # e-cfg4 (issue 26): Hydra's own words when it composes the config (hydra/_internal/config_loader_impl.py,
+          # config_repository.py, core/override_parser, errors.py: MissingConfigException, ConfigCompositionException,
+          # OverrideParseException), printed bare above `Set the environment variable HYDRA_FULL_ERROR=1`, and
+          # OmegaConf's MissingMandatoryValue message when only it is printed (verl, NeMo, torchtitan-hydra recipes)
+          r"Could not (?:append to config\. An item is already at|delete from config\. '?[\w.]+'? is not in the "
+          r"config|load '[\w.@-]+/[\w/.@-]+')",
+          r"^(?:In '[\w/.@-]+': Could not find '[\w/.@-]+'|Could not find '[\w.@-]+/[\w/.@-]+')",
+          r"Cannot find primary config '[^']+'", r"Primary config (?:module|directory) '[^']+' not found",
+          r"See https?://hydra\.cc/docs/\S*override_grammar\S* for details", r"^Error merging override \S",
+          r"^" + _TASK_PREFIX + r"Missing mandatory value: [\w.\[\]-]+\s*$",
           # e-cfgerr (issue 26): Slurm refusing the job's resource request before anything runs (sbatch/srun/salloc
           # `Batch job submission failed:` / `Unable to allocate resources:` / `Unable to create step for job N:` with
           # an invalid gres/partition/account/qos/node/feature spec or a request no node can satisfy): the launch
@@ -3555,10 +3583,63 @@ SIGNATURES: tuple[Signature, ...] = (
           "ConfigKeyError", "ConfigAttributeError", "ConfigCompositionException", "OverrideParseException",
           "ArgumentError", "ArgumentTypeError",
           "MissingConfigException",
-          "omegaconf", "not in struct", "Could not override"),
+          "omegaconf", "not in struct", "Could not override",
+          # e-cfg4
+          ": not found", "command not found: ", "could not find expected", "mapping values are not allowed",
+          "that cannot start any token", "expected <block end>", "did not find expected", "found undefined alias",
+          "found duplicate anchor", "DecodeError", "ParseError", "Could not append to config",
+          "Could not delete from config", "Could not load '", "Could not find '", "Cannot find primary config",
+          "Primary config", "override_grammar", "Error merging override", "Missing mandatory value"),
          sources=("transformers/hf_argparser.py (ValueError: Some specified arguments are not used by the "
                   "HfArgumentParser)", "axolotl-ai-cloud/axolotl#1840 (1 validation error for "
                   "AxolotlConfigWCapabilities)", "argparse (error: unrecognized arguments)", "PyYAML")),
+    # e-cfg4 (issue 26): the interpreter was given a script path that is not there (CPython Modules/main.c
+    # pymain_run_file: `python: can't open file '/x/train.py': [Errno 2] No such file or directory`): the launch
+    # command's path (a typo, another working directory, a script another release of the runner moved)
+    _sig("script-not-found", "config_error", "error", "root", "the launch command names a script that is not there",
+         "python was started with a script path that does not exist from the directory the job runs in (a typo, a "
+         "relative path from another working directory, a script the runner's repository moved or removed)",
+         "give the script's real path (or `cd` to the repository first); for a runner's entry script moved between "
+         "releases use the entry point of the installed release (its README's launch line)",
+         "`ls -l PATH` from the job's working directory",
+         (r"\bcan't open file '[^'\n]+': \[Errno 2\] No such file or directory",),
+         ("can't open file",),
+         sources=("CPython Modules/main.c (pymain_run_file: %ls: can't open file %R: [Errno %d] %s)",)),
+    # e-cfg4 (issue 26): the launch line handed a script to something that cannot run it - a .py executed by the
+    # shell (bash/dash/zsh reading Python: `train.py: line 1: import: command not found`, `from: can't read
+    # /var/mail/transformers`, `syntax error near unexpected token`), or exec'd without `python` and without an
+    # executable bit or a #! line (the kernel's EACCES / ENOEXEC as bash, dash, Slurm's slurmstepd execve(), Python's
+    # subprocess and Apptainer/Singularity's starter print them): the command line, not a file permission of the run
+    _sig("script-not-run-by-python", "config_error", "error", "root", "the launch command ran a script without its "
+         "interpreter",
+         "the job/launch line executes the training script directly (or hands it to the shell) instead of running it "
+         "with `python`: the file is not executable or has no #! line, so the kernel refuses it (permission denied, "
+         "exec format error) or the shell reads Python as shell commands",
+         "put the interpreter in front of the script (`python train.py ...`, `singularity exec IMAGE python "
+         "train.py`, `srun python train.py`), or make it executable with a `#!/usr/bin/env python` first line and "
+         "`chmod +x`; a script with Windows line ends (`^M`, `$'\\r'`): convert it (`dos2unix run.sh`)",
+         "`head -1 SCRIPT; ls -l SCRIPT` (a #! line and the x bit are both needed to run it without `python`)",
+         (r"^" + _TASK_PREFIX + r"(?:\S+: )?(?:line )?\d+: (?:import|from): (?:command )?not found\s*$",
+          r"^\S+:\d+: command not found: (?:import|from)\s*$",
+          r"^from: can't read /var/mail/[\w.]+\s*$",
+          r"\.py: (?:line )?\d+: syntax error near unexpected token",
+          r"\bexecve\(\): \S+\.(?:py|sh): (?:Permission denied|Exec format error)",
+          r"^" + _TASK_PREFIX + r"(?:\S+: )?(?:line \d+: |\d+: )?\S+\.(?:py|sh): (?:Permission denied|cannot execute binary file: Exec "
+          r"format error|cannot execute: [^\n]+)\s*$",
+          r"\[Errno 8\] Exec format error: '[^'\n]+'",
+          r"^FATAL:\s+(?:permission denied|exec format error)\s*$",
+          # the script's #! line names an interpreter that is not there - most often a script saved with Windows
+          # line ends (`/bin/bash^M: bad interpreter`), whose other lines the shell then reads with a `\r` each
+          # (`$'\r': command not found`); slurmstepd's own spelling of the #! failure (task.c)
+          r"\bbad interpreter: No such file or directory", r"\bexecve\(\): bad interpreter\(",
+          r"^(?:\S+: )?(?:line \d+: |\d+: )?\$'\\r': command not found\s*$"),
+         ("import", "from", "/var/mail/", "syntax error near unexpected token", "execve", "Permission denied",
+          "Exec format error", "cannot execute", "permission denied", "exec format error", "bad interpreter",
+          "command not found"),
+         sources=("bash/dash/zsh messages (command not found, Permission denied, cannot execute binary file)",
+                  "slurm slurmstepd/task.c (`error: execve(): X: Permission denied`, `execve(): bad interpreter(...)`)", "CPython subprocess._execute_child (OSError: "
+                  "[Errno 8] Exec format error)", "Lumi-supercomputer/LUMI-training-materials ai-20251008 Q&A "
+                  "(singularity exec IMAGE test.py -> FATAL: permission denied)")),
     _sig("bnb-no-gpu-library", "version_check", "error", "root", "bitsandbytes loaded without its GPU library",
          "the installed bitsandbytes has no compiled library for this GPU stack (a CUDA-only wheel on ROCm, a CPU "
          "build, another CUDA/ROCm version), so its optimizer/quantization functions are missing",
@@ -3843,6 +3924,14 @@ SHADOWING_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
      "it (and delete its __pycache__), then rerun"),
 )
 EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
+    # e-cfg4 (issue 26): the run's own config file is not where the command line says (a YAML/TOML recipe, a
+    # DeepSpeed/accelerate/FSDP JSON named on the command line or in the recipe): the path in the settings. A model's
+    # config.json and a data file's JSON are not these (their readers' rules decide)
+    (re.compile(r"(?:FileNotFoundError|No such file or directory)\b[^\n]*['\"](?:[^'\"\n]*/)?(?:[^'\"\n/]+\.(?:ya?ml|toml)|"
+                r"(?:ds|deepspeed|zero|z[0-3]|fsdp|accelerate)[\w.-]*\.json|[\w.-]*(?:ds|deepspeed|zero\d?|fsdp)_?"
+                r"config[\w.-]*\.json)['\"]\s*$"), "config_error",
+     "the config file the command line (or the recipe) names is not there: give the path that exists (relative "
+     "paths are taken from the directory the launch runs in; a job's working directory may not be the submit one)"),
     # e-g910 (issue 26): transformers' auto classes looking the checkpoint's model_type up (configuration_auto.py
     # from_pretrained: `config_class = CONFIG_MAPPING[config_dict["model_type"]]`, _LazyConfigMapping.__getitem__
     # `raise KeyError(key)`, before 4.29 with no ValueError around it; auto_factory.py _LazyAutoMapping.__getitem__
@@ -3957,6 +4046,14 @@ EXCEPTION_RULES: tuple[tuple[re.Pattern, str, str], ...] = (
      "checkpoint_resume_mismatch",
      "the checkpoint's RNG states are for more GPUs than this run sees: resume with the same number of GPUs, or "
      "remove rng_state*.pth from the checkpoint"),
+    # e-cfg4 (issue 26): the optimizer's or the LR schedule's arithmetic on a hyper-parameter that is a string (YAML
+    # 1.1 reads `1e-4` without a dot as a str, a JSON/CLI value quoted): torch/optim's checks and step, transformers'
+    # optimization.py lambdas, torch's lr_scheduler
+    (re.compile(r"(?:torch[/\\]optim[/\\]\S+|transformers[/\\]optimization\.py) \w+\n(?:[^\n]*\n)*[^\n]*TypeError: "
+                r"(?:unsupported operand type\(s\) for [^:\n]+:|'[<>]=?' not supported between instances of) "
+                r"'(?:float|int|str)' and '(?:float|int|str)'"), "config_error",
+     "a numeric hyper-parameter (learning rate, eps, weight decay, warmup) reached the optimizer/scheduler as a string: "
+     "write it as a number (YAML 1.1 reads `1e-4` as text - write `1.0e-4`; no quotes in JSON or on the command line)"),
     (re.compile(r"torch/cuda/random\.py \w+\n(?:.*\n)*.*IndexError: tuple index out of range"), "config_error",
      "a process addressed a GPU index beyond torch.cuda.device_count(): set the *_VISIBLE_DEVICES variables "
      "consistently per process (on ROCm HIP_VISIBLE_DEVICES, not only CUDA_VISIBLE_DEVICES) and use the local rank"),

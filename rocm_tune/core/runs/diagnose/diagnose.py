@@ -70,6 +70,7 @@ PRE_BYTES = 8192                 # bytes before a hit kept for the codes whose t
 PRE_CODES = frozenset({"oom", "python-exception", "host-oom-killed", "child-failed",
                        "import-name-mismatch",    # ex-rocm: where a signature mismatch was raised (an op build)
                        "json-decode-error",       # r3-misc: which reader met the malformed JSON (a config or data)
+                       "permission-denied",       # e-cfg4: whether the EACCES was an exec of a script (subprocess)
                        "torch-build-lacks-backend",  # h7-ver: whose import reached the part the torch build lacks
                        "torch-compile-error",     # e-g4: which kernel (attention or not) did not fit the GPU
                        # e-hipfa: whose code (an attention library's, torch's) raised the GPU runtime error
@@ -2217,13 +2218,28 @@ _OP_BUILD_FRAME = re.compile(r"(?:^|[/\\\s])op_builder[/\\]\w+\.py|torch[/\\]uti
 # r3-misc: the library frames that read a config file (DeepSpeed's JSON, TrainingArguments / HfArgumentParser,
 # LLaMA-Factory's hparams, accelerate's config, transformers' DeepSpeed integration)
 _CONFIG_READER = re.compile(r"deepspeed[/\\]runtime[/\\]config(?:_utils)?\.py|training_args\.py|hf_argparser\.py|"
-                            r"hparams[/\\]parser\.py|accelerate[/\\]\S*config\S*\.py|integrations[/\\]deepspeed\.py")
+                            r"hparams[/\\]parser\.py|accelerate[/\\]\S*config\S*\.py|integrations[/\\]deepspeed\.py|"
+                            # e-cfg4: LLaMA-Factory reading its dataset registry (dataset_info.json, get_dataset_list;
+                            # llmtuner before 0.6): the registry the user edits, not the data rows
+                            r"(?:llamafactory|llmtuner)[/\\]data[/\\](?:parser|loader)\.py")
 
 
 def _json_read_by_config(pre: str) -> bool:
     """The malformed JSON was being read by a config reader (the last frame outside the json module)."""
     frames = [p for p, _ in _last_frames(pre[-6000:]) if not re.search(r"[/\\]json[/\\]", p)]
     return bool(frames) and bool(_CONFIG_READER.search(frames[-1]))
+
+
+# e-cfg4: CPython's subprocess (_execute_child) and os.exec* raising the exec's errno for the program it was given
+_EXEC_FRAME = re.compile(r"subprocess\.py$|[/\\]os\.py$")
+_SCRIPT_REFUSED = re.compile(r"\[Errno 13\] Permission denied: '[^'\n]*\.(?:py|sh)'")
+
+
+def _script_exec_refused(pre: str, line: str) -> bool:
+    """A PermissionError on a .py/.sh raised while executing it (the last frames are subprocess's/os's exec)."""
+    frames = _last_frames(pre[-6000:])
+    return bool(_SCRIPT_REFUSED.search(line)) and any(_EXEC_FRAME.search(path) and fn in (
+        "_execute_child", "execv", "execve", "execvp", "execvpe", "_execvpe") for path, fn in frames[-3:])
 
 
 def _in_op_build(pre: str) -> bool:
@@ -2363,6 +2379,11 @@ def _refine_by_code(r: Diagnosis, cfg: ConfigInfo | None, levers_on: set[str], t
         # r3-misc: a JSON config (DeepSpeed's ds_config.json, an args file) with a syntax error: the run's settings
         r.family = "config_error"
         r.title = "the run's JSON config file is malformed (it was being read as the run's configuration)"
+    elif r.code == "permission-denied" and _script_exec_refused(r.first.pre, r.first.text):
+        # e-cfg4: the EACCES is the kernel refusing to execute a script subprocess/os.exec was given (torchrun
+        # --no-python, a launcher's command list without `python`): the launch command
+        r.family, r.fix = "config_error", cat.BY_CODE["script-not-run-by-python"].fix
+        r.title = "the launch command executed a script without its interpreter (it is not executable)"
     elif r.code == "missing-package" and (cuda_only := exception_sources.cuda_only_package(
             r.first.text, [r.first.pre, *(texts or ())])) is not None:
         # e-g910: a CUDA-only package (nvidia-resiliency-ext) an option imports: on ROCm the option is the fix
