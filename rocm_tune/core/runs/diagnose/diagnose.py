@@ -2218,10 +2218,9 @@ _OP_BUILD_FRAME = re.compile(r"(?:^|[/\\\s])op_builder[/\\]\w+\.py|torch[/\\]uti
 # r3-misc: the library frames that read a config file (DeepSpeed's JSON, TrainingArguments / HfArgumentParser,
 # LLaMA-Factory's hparams, accelerate's config, transformers' DeepSpeed integration)
 _CONFIG_READER = re.compile(r"deepspeed[/\\]runtime[/\\]config(?:_utils)?\.py|training_args\.py|hf_argparser\.py|"
-                            r"hparams[/\\]parser\.py|accelerate[/\\]\S*config\S*\.py|integrations[/\\]deepspeed\.py|"
-                            # e-cfg4: LLaMA-Factory reading its dataset registry (dataset_info.json, get_dataset_list;
-                            # llmtuner before 0.6): the registry the user edits, not the data rows
-                            r"(?:llamafactory|llmtuner)[/\\]data[/\\](?:parser|loader)\.py")
+                            r"hparams[/\\]parser\.py|accelerate[/\\]\S*config\S*\.py|integrations[/\\]deepspeed\.py")
+# (LLaMA-Factory's dataset_info.json stays dataset_error: FAMILIES.md puts "bad JSON" of the data's registry there,
+# as the corpus labels it - e-cfg4's reading of it as a config reader was taken out at the merge)
 
 
 def _json_read_by_config(pre: str) -> bool:
