@@ -29,6 +29,7 @@ from rocm_tune.profiles import blas_status as _blas
 from rocm_tune.profiles import collective_causes as _cc
 from rocm_tune.profiles import collective_sizes as _csizes
 from rocm_tune.profiles import exception_sources as _xsrc
+from rocm_tune.profiles import paddle_errors as _pd
 
 FAMILIES: tuple[str, ...] = (
     "gpu_oom", "host_ram_oom", "nccl_rccl_timeout_hang", "ddp_error", "fp16_overflow", "bf16_unsupported",
@@ -789,6 +790,9 @@ SIGNATURES: tuple[Signature, ...] = (
           # (`error: 'out of memory'(2) at f.cpp:12`), rccl-tests' HIPCHECK, TensorFlow's ROCm executor by number
           r"NCCL WARN " + _alt(_amd.RCCL_DEVICE_ALLOC_WARNS) + r" \d+ bytes",
           r"\berror: '" + _HIP_ALLOC_TEXT + r"'\s*\(\d+\)", r"Test HIP failure \S+ '" + _HIP_ALLOC_TEXT + r"'",
+          # e-new17: PaddlePaddle's enforce.h (` Hip error(2), out of memory.`, CUDA's the same) and its allocator's
+          # ResourceExhausted (`Out of memory error on GPU 0. Cannot allocate ...`, on DCU/XPU/NPU builds alike)
+          r"\b(?:Hip|CUDA|Cuda) error\((?:" + "|".join(_pd.HIP_ALLOC_NUMBERS) + r")\),", _pd.PADDLE_DEVICE_OOM,
           r"\bhipError_t\((?:2|1002)\)",
           # e-hipfa: composable_kernel's HIP checks (ck_tile/host/hip_check_error.hpp) on a failed device allocation
           # (ck_tile/host/device_memory.hpp's hipMalloc, a kernel's workspace)
@@ -827,7 +831,7 @@ SIGNATURES: tuple[Signature, ...] = (
           _ROCBLAS_BY_NUM + _blas_nums(_blas.ROCBLAS_STATUS, alloc=True),
           _CUBLAS_BY_NUM + _blas_nums(_blas.CUBLAS_STATUS, alloc=True),
           r"(?i:cublas(?:lt)? (?:runtime )?error) ?: " + _CUBLAS_ALLOC_TEXT),
-         ("out of memory", "OutOfMemoryError", "rror:", "rror :", "RROR:", "Free memory on device", "hipErrorOutOfMemory", "ALLOC_FAILED", "memory_error",
+         ("out of memory", "OutOfMemoryError", "rror:", " error(", "Out of memory error on", "rror :", "RROR:", "Free memory on device", "hipErrorOutOfMemory", "ALLOC_FAILED", "memory_error",
           "MemoryAllocation", "OUT_OF_MEMORY", "AllocFailed", "OUT_OF_RESOURCES", "Available Free mem",
           "command submission",
           "No available memory", "KV cache", "from device", "HIP_ERROR_OutOfMemory", "OOM when allocating",
@@ -1478,10 +1482,12 @@ SIGNATURES: tuple[Signature, ...] = (
           r"The program ISA \S+ is not compatible with the device ISA",
           r"Triton Error \[HIP\]:.{0,60}invalid device function",
           r"Error invalid device function at line \d+ in file \S+\.hip\b",
+          # e-new17: PaddlePaddle's enforce.h (` Hip error(98), invalid device function.`, 209: no binary for the GPU)
+          r"\bHip error\((?:" + "|".join(_pd.HIP_NO_KERNEL_NUMBERS) + r")\),",
           # TensorFlow's ROCm build (common_runtime/gpu/gpu_device.cc) refusing a card its build has no code for:
           # it then runs on the CPU
           r"Ignoring visible gpu device \([^\n]*\) with AMDGPU version : gfx"),
-         ("Ignoring visible gpu device", "invalid device function", "hipErrorInvalidDeviceFunction", "hipErrorNoBinaryForGpu", "No device code",
+         ("Ignoring visible gpu device", "invalid device function", "Hip error(", "hipErrorInvalidDeviceFunction", "hipErrorNoBinaryForGpu", "No device code",
           "code object", "INVALID_ISA", "hipErrorInvalidImage", "CodeObject", "HIP error: no kernel image",
           "kernel image is invalid",
           "is not compatible with the device ISA"),
@@ -1596,8 +1602,11 @@ SIGNATURES: tuple[Signature, ...] = (
           # h7-hip: the user's own check that torch sees no GPU, as collect_env and scripts print it (weak: any
           # error that says why comes first)
           r"^Is CUDA available: False\s*$", r"\bcuda\.is_available\(\)\)?\s*(?:[:=]|->|returns?|is)?\s*False\b",
-          r"\b(?:CUDA|GPU|HIP|ROCm|cuda) (?:is )?available\s*[:=]\s*False\b"),
-         ("HIP initialization", "_STATUS_", "driver not initialized", "Driver not initialized", "Unable to detect any devices", "available",
+          r"\b(?:CUDA|GPU|HIP|ROCm|cuda) (?:is )?available\s*[:=]\s*False\b",
+          # e-new17: PaddlePaddle's GPU/HIP build finding no device (init.cc's LOG(WARNING), framework.py's and
+          # run_check's warnings): it goes on on the CPU, so weak as torch's warning is
+          *_pd.PADDLE_NO_DEVICE),
+         ("HIP initialization", "_STATUS_", "no GPU found in runtime", "GPU version Paddle", "driver not initialized", "Driver not initialized", "Unable to detect any devices", "available",
           "is_available"),
          sources=("torch/csrc/cuda/Module.cpp / c10/hip/HIPFunctions.cpp warning as ROCm users post it (Error 101: "
                   "hipErrorInvalidDevice)",)),
@@ -1970,8 +1979,12 @@ SIGNATURES: tuple[Signature, ...] = (
           r"NCCL WARN .{0,120}(?:Cuda|Hip|HIP) failure (?:\d+ )?'" + _HIP_CORE_FAIL + r"'",
           # e-amd: the runtime refusing a launch or a GPU for the platform (profiles/amd_errors.py: clr rocvirtual.cpp
           # hostcall without PCIe atomics; libhsakmt topology.c's unsupported device ID)
-          _alt(_amd.CLR_PLATFORM_LAUNCH_FAILURES), _amd.HSAKMT_UNSUPPORTED_GPU, _alt(_amd.QUEUE_CREATE_FAILURES)),
-         ("HIP error", "hipError", "HSA_STATUS_ERROR", "HSA_EXT_STATUS_ERROR", "rocblas_status_", "Triton Error", "hipSYCL Error",
+          _alt(_amd.CLR_PLATFORM_LAUNCH_FAILURES), _amd.HSAKMT_UNSUPPORTED_GPU, _alt(_amd.QUEUE_CREATE_FAILURES),
+          # e-new17: PaddlePaddle's enforce.h for any other HIP status (` Hip error(1), invalid argument.`, DTK's own
+          # texts too); out of memory, a missing kernel, no device and the device index are read by their signatures
+          r"\bHip error\((?!(?:" + "|".join(_pd.HIP_ALLOC_NUMBERS + _pd.HIP_NO_KERNEL_NUMBERS + _pd.HIP_DEVICE_NUMBERS)
+          + r")\))\d+\),"),
+         ("HIP error", "Hip error(", "hipError", "HSA_STATUS_ERROR", "HSA_EXT_STATUS_ERROR", "rocblas_status_", "Triton Error", "hipSYCL Error",
           "AdaptiveCpp Error", "ACPP Error", "error code = HIP:", " failed", "fail to call hip", "failed to call hip",
           " error: ", "HIPBLAS_STATUS_", "HIPBLASLT_STATUS_", "hipError_t(", "hipSuccess (", "HIP_ERROR_",
           "ROCm error: ", "error: '", "Test HIP failure", " failure ", "hostcall", "not supported in libhsakmt",
