@@ -1560,6 +1560,9 @@ SIGNATURES: tuple[Signature, ...] = (
           # crun/podman's `error stat'ing file `/dev/kfd``; rocminfo's own `ROCk module is NOT loaded`
           r"adding custom device \\?\"?/dev/(?:kfd|dri)",
           r"stat'?ing (?:file )?[`'\"]?/dev/(?:kfd|dri)",
+          # e-new17: Apptainer/Singularity binding a device node the host does not have (--rocm, --bind /dev/kfd;
+          # internal/pkg/runtime/engine/singularity/container_linux.go: `mount source %s doesn't exist`)
+          r"mount source /dev/(?:kfd|dri)\S* doesn'?t exist",
           r"/dev/(?:kfd|dri)\S*[`'\"]?:? (?i:no such file or directory|no such device)",
           r"ROCk module is NOT loaded", r"Call returned HSA_STATUS_ERROR_OUT_OF_RESOURCES",
           # h7-hip: rocminfo before ROCm 3.x names the file and line and the HSA status by number (4104 = 0x1008,
@@ -2618,7 +2621,9 @@ SIGNATURES: tuple[Signature, ...] = (
          "besides --device=/dev/kfd --device=/dev/dri; or a udev rule giving the nodes to a group the user is in",
          "`ls -l /dev/kfd /dev/dri/renderD*` and `id` as the user (and in the container) the run starts as",
          (r"Unable to open /dev/kfd.{0,60}(?i:permission denied)",
-          r"(?:/dev/kfd|/dev/dri\S*|/dev/nvidia\w*)'?:? ?(?i:permission denied)",
+          # e-new17: crun/podman quote the node with backticks (`open \`/dev/kfd\`: Permission denied: OCI permission
+          # denied`), runc/docker with double quotes; Apptainer's `while getting stat for /dev/kfd: permission denied`
+          r"(?:/dev/kfd|/dev/dri\S*|/dev/nvidia\w*)[`'\"]?:? ?(?i:permission denied)",
           # nvidia-smi / NVML opening /dev/nvidia* without the rights (a rootless container, SELinux, a non-root user:
           # `Failed to initialize NVML: Insufficient Permissions`, nvidia-container-cli's `nvml error: insufficient
           # permissions`; NVIDIA/nvidia-container-toolkit#33, #210, NVIDIA/nvidia-docker#676)
