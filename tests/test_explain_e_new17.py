@@ -171,3 +171,13 @@ def test_swift_padding_free_with_sdpa_is_config_error_whatever_trainingarguments
             "[rank1]: ValueError: The \"padding_free\" feature requires a flash attention implementation. Please use "
             "one of: \"flash_attn\", \"flash_attention_2\", \"flash_attention_3\".\n")
     assert _family(tmp_path, text)[0] == "config_error"
+
+
+# --- Paddle's dynload: a CUDA library it cannot load is missing_package, a ROCm one the ROCm runtime's ----------------
+@pytest.mark.parametrize("lib,family", [("cudnn", "missing_package"), ("cublas", "missing_package"),
+                                        ("miopen", "hip_error"), ("rocblas", "hip_error")])
+def test_paddles_dynload_failure_follows_the_library(tmp_path, lib, family):
+    text = (PADDLE_FRAMES + f"RuntimeError: (PreconditionNotMet) Cannot load {lib} shared library. Cannot invoke "
+            f"method {lib}GetVersion.\n  [Hint: {lib}_dso_handle should not be null.] (at /paddle/paddle/phi/backends/"
+            f"dynload/{lib}.cc:64)\n")
+    assert _family(tmp_path, text)[0] == family

@@ -43,6 +43,10 @@ PADDLE_NO_DEVICE = (
     r"You are using GPU version PaddlePaddle, but there is no GPU detected on your machine",
 )
 
+# paddle/phi/backends/dynload/*.cc: `Cannot load <name> shared library. Cannot invoke method <fn>.` by library
+CUDA_DYNLOAD = r"(?:cudnn|cublas(?:Lt)?|cusolver|cusparse|cufft|curand|cupti|nvrtc|cuda|nccl|nvjpeg|cutlass|flashattn)"
+ROCM_DYNLOAD = r"(?:miopen|rocblas|hipblas(?:Lt)?|hipsparse|hipfft|rocfft|hiprand|rocrand|hiprtc|rccl|roctx|rocsparse)"
+
 # the log shows Hygon's DCU/DTK stack
 DTK_STACK = (r"\bDTK\s*[:：=]?\s*v?\d{2}\.\d{2}|\bdtk[-_]?\d{2}\.\d{2}|/opt/dtk\b|\bhy-smi\b|"
              r"\bDCU\s*[:：]\s*\S|\bHygon (?:Z100L?|K100(?:_AI)?|BW1000|DCU)\b|\bHygon\b.{0,20}\bDCU\b")

@@ -1704,8 +1704,11 @@ SIGNATURES: tuple[Signature, ...] = (
           r"libamd_comgr)[\w+.-]*\.so[\w.]*: cannot open shared object file",
           # e-amd (issue 26): RCCL's own loader of the ROCr runtime (src/misc/rocmwrap.cc: "Failed to find ROCm runtime
           # library in %s (RCCL_ROCR_PATH=%s)", "Failed to load ROCr missing symbol %s"): the runtime, not a transport
-          r"NCCL WARN Failed to (?:find ROCm runtime library in|load ROCr missing symbol)\b"),
-         ("cannot open shared object", "Failed to find ROCm runtime library", "Failed to load ROCr"),
+          r"NCCL WARN Failed to (?:find ROCm runtime library in|load ROCr missing symbol)\b",
+          # e-new17: PaddlePaddle's dynload of a ROCm library (`Cannot load miopen shared library. Cannot invoke
+          # method miopenGetVersion...`)
+          r"Cannot load " + _pd.ROCM_DYNLOAD + r" shared library\. Cannot invoke method"),
+         ("cannot open shared object", "Failed to find ROCm runtime library", "Failed to load ROCr", "Cannot load "),
          sources=("public notes on ROCm wheels without the runtime on the path: ImportError: libamdhip64.so.6: cannot "
                   "open shared object file: No such file or directory (paddlepaddle-dcu on a ROCm 7 runtime, jax_rocm60)",)),
     # explain-dist (issue 26): MIOpen's own cache/database cannot be created or written (a read-only or
@@ -3286,8 +3289,11 @@ SIGNATURES: tuple[Signature, ...] = (
          # printed when libdrm_amdgpu is not on the path): the SMI goes on without its DRM queries and the run with it
          (r"(?<!dlerror: )(?<!Failed to load image Python extension: )(?<!Fail to open libdrm_amdgpu\.so: )"
           r"(?<!Fail to open libdrm\.so: )(?!lib[nr]ccl-(?:net|tuner|profiler|env)|libbitsandbytes|libamdhip|libhsa-|librocm|librocblas|libhipblas|libMIOpen|librccl|"
-          r"libroc|libhip|libamd_comgr)(lib[\w+-]+\.so[\w.]*): cannot open shared object file",),
-         ("cannot open shared object",),
+          r"libroc|libhip|libamd_comgr)(lib[\w+-]+\.so[\w.]*): cannot open shared object file",
+          # e-new17: PaddlePaddle's dynload (paddle/phi/backends/dynload/cudnn.cc ...: `Cannot load cudnn shared
+          # library. Cannot invoke method cudnnGetVersion.`) for the CUDA libraries; ROCm's are rocm-library-missing
+          r"Cannot load " + _pd.CUDA_DYNLOAD + r" shared library\. Cannot invoke method"),
+         ("cannot open shared object", "Cannot load "),
          # e-amd: NCCL/RCCL's optional plugins (net/tuner/profiler: src/plugin/*.cc try dlopen and fall back to the
          # internal one; the line is an INFO) are never a missing library
          sources=("huggingface/autotrain-advanced#292 (flash_attn: ImportError: libcudart.so.12: cannot open shared "
