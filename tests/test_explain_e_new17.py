@@ -181,3 +181,11 @@ def test_paddles_dynload_failure_follows_the_library(tmp_path, lib, family):
             f"method {lib}GetVersion.\n  [Hint: {lib}_dso_handle should not be null.] (at /paddle/paddle/phi/backends/"
             f"dynload/{lib}.cc:64)\n")
     assert _family(tmp_path, text)[0] == family
+
+
+def test_a_dtk_wheel_for_another_dtk_release_is_version_check_and_the_same_release_is_not(tmp_path):
+    base = ("DCU: Hygon Z100L\nDTK: 22.10.1\nSuccessfully installed paddlepaddle_dcu-2.5.2+dtk{rel}\n" + CPP_HEAD +
+            "ExternalError:  Hip error(1), invalid argument. (at /paddle/paddle/phi/backends/gpu/rocm/rocm_info.cc:137)\n")
+    answer, _, fix = _family(tmp_path, base.format(rel="2310"))
+    assert answer == "version_check" and "DTK 22.10" in fix
+    assert _family(tmp_path, base.format(rel="2210"))[0] == "hip_error"

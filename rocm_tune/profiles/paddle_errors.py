@@ -55,3 +55,7 @@ ROCM_BUILD = (r"\bpaddlepaddle[-_]rocm\b|paddlepaddle\.org\.cn/whl/rocm\b|\btorc
               r"download\.pytorch\.org/whl/(?:nightly/)?rocm\d")
 # a framework wheel built for DTK (Hygon's own builds)
 DTK_BUILD = r"\bpaddlepaddle[-_]dcu\b|\+(?:das|dtk)[\w.]*\d"
+# the DTK release (YY.MM) a DTK build was made for (`+dtk2310`, `+das1.0.git7d4c5b.abi0.dtk2404`, `-dtk24.04`) and the
+# one the box has (`DTK: 23.10.1`, `DTK：22.04.2`, /opt/dtk-24.04.1, `dtk-23.10`)
+DTK_BUILD_RELEASE = r"[+.]dtk(?P<maj>\d{2})\.?(?P<min>\d{2})\b"
+DTK_SYSTEM_RELEASE = r"\bDTK\s*[:：=]?\s*v?(?P<maj>\d{2})\.(?P<min>\d{2})\b|/opt/dtk-(?P<maj2>\d{2})\.(?P<min2>\d{2})\b"

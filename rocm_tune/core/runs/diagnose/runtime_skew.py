@@ -33,6 +33,23 @@ _COV_UNSUPPORTED = re.compile(r"LoaderError: unsupported code object version: \d
 _DTK_STACK = re.compile(pd.DTK_STACK)
 _ROCM_BUILD = re.compile(pd.ROCM_BUILD)
 _DTK_BUILD = re.compile(pd.DTK_BUILD)
+_DTK_BUILD_RELEASE = re.compile(pd.DTK_BUILD_RELEASE)
+_DTK_SYSTEM_RELEASE = re.compile(pd.DTK_SYSTEM_RELEASE)
+
+
+def _dtk_release_skew(blob: str) -> tuple[str, str] | None:
+    """e-new17: a DTK build made for one DTK release (its +dtkYYMM) on a box with another DTK release."""
+    b, sysm = _DTK_BUILD_RELEASE.search(blob), _DTK_SYSTEM_RELEASE.search(blob)
+    if b is None or sysm is None:
+        return None
+    built = f"{b.group('maj')}.{b.group('min')}"
+    have = f"{sysm.group('maj') or sysm.group('maj2')}.{sysm.group('min') or sysm.group('min2')}"
+    if built == have:
+        return None
+    return (f"the framework wheel was built for DTK {built} ({b.group(0)}) but the box runs DTK {have} "
+            f"({sysm.group(0).strip()}): two DTK releases in one process",
+            f"install the wheel built for DTK {have} (Hygon's developer site lists one per DTK release), or the DTK "
+            f"{built} runtime/image the wheel was made for")
 
 
 @dataclass
@@ -93,6 +110,8 @@ def _dtk_skew(blob: str) -> tuple[str, str] | None:
     """e-new17: a framework wheel built for AMD's ROCm on Hygon's DCU/DTK stack, or a DTK build on an AMD ROCm box:
     the log names both, and the HIP runtime the wheel was built against is not the one there."""
     dtk, amd = _DTK_STACK.search(blob), _AMD.search(blob)
+    if dtk and (got := _dtk_release_skew(blob)):
+        return got
     if dtk and (m := _ROCM_BUILD.search(blob)) and not _DTK_BUILD.search(blob):
         return (f"a framework build for AMD's ROCm ({m.group(0)}) on a Hygon DCU with the DTK runtime "
                 f"({dtk.group(0).strip()}): its HIP calls fail against DTK's runtime",
