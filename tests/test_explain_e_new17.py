@@ -189,3 +189,10 @@ def test_a_dtk_wheel_for_another_dtk_release_is_version_check_and_the_same_relea
     answer, _, fix = _family(tmp_path, base.format(rel="2310"))
     assert answer == "version_check" and "DTK 22.10" in fix
     assert _family(tmp_path, base.format(rel="2210"))[0] == "hip_error"
+
+
+def test_paddles_cuda_status_line_is_the_cuda_runtimes_and_its_oom_is_gpu_oom(tmp_path):
+    hint = "\n  [Hint: 'cudaErrorLaunchFailure'. An exception occurred on the device while executing a kernel.]\n"
+    assert _family(tmp_path, CPP_HEAD + "ExternalError:  CUDA error(719), unspecified launch failure. " + hint)[:2] == \
+        ("cuda_error", "cuda-error")
+    assert _family(tmp_path, PADDLE_FRAMES + "OSError: (External) CUDA error(2), out of memory. \n")[0] == "gpu_oom"

@@ -2031,7 +2031,10 @@ SIGNATURES: tuple[Signature, ...] = (
           # e-hipfa: bitsandbytes' LLM.int8 matmul (functional.py igemmlt: `raise Exception('cublasLt ran into an
           # error!')` when its cublasLt / hipBLASLt call returns an error): on a ROCm stack _refine_platform reads it
           # as the HIP library's failure
-          r"\bcublasLt ran into an error"),
+          r"\bcublasLt ran into an error",
+          # e-new17: PaddlePaddle's enforce.h (` CUDA error(719), unspecified launch failure.`); out of memory (2) is
+          # oom's, no device (100) and the device index (101) their own
+          r"\bCUDA error\((?!(?:2|100|101)\))\d+\),"),
          ("CUDA error", "device-side assert", "no kernel image", "Error ", "Assertion `", "cuDNN error", "NVRM: Xid",
           "fallen off the bus", "cuda runtime error", "driver on your system is too old", "cublasLt ran into"),
          sources=("artidoro/qlora#105", "axolotl-ai-cloud/axolotl#1527 (bitsandbytes: Error invalid configuration "
