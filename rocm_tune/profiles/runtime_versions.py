@@ -76,7 +76,7 @@ CUDA_TORCH_SAYS = (r"Found no NVIDIA driver on your system|No CUDA GPUs are avai
 CPU_TORCH_SAYS = (r"Torch not compiled with CUDA enabled|\btorch(?:==|-|[ \t]+)\d+\.\d+[\w.]*\+cpu\b|"
                   r"CUDA used to build PyTorch: (?:None|N/A)\s*\nROCM used to build PyTorch: N/A")
 # a HIP/ROCm runtime failure as any layer prints it (torch, TensorFlow's XLA, CK/flash-attn, rocBLAS, MIOpen, HSA)
-HIP_FAILURE_SAYS = (r"\bHIP error\b|\bhipError[A-Z]\w+|\bHIP_ERROR_\w+|HIP Function Failed|\bHSA_STATUS_ERROR_\w+|"
+HIP_FAILURE_SAYS = (r"\bHIP error\b|\bHip error\(\d+\)|\bhipError[A-Z]\w+|\bHIP_ERROR_\w+|HIP Function Failed|\bHSA_STATUS_ERROR_\w+|"
                     r"rocBLAS error:|MIOpen(?:\(HIP\))?: Error|Memory access fault by GPU")
 
 # the CUDA runtime's shared libraries (a binary asking for one was built for CUDA)

@@ -30,6 +30,7 @@ from rocm_tune.profiles import blas_status as _blas
 from rocm_tune.profiles import collective_causes as _cc
 from rocm_tune.profiles import collective_sizes as _csizes
 from rocm_tune.profiles import exception_sources as _xsrc
+from rocm_tune.profiles import paddle_errors as _pd
 
 FAMILIES: tuple[str, ...] = (
     "gpu_oom", "host_ram_oom", "nccl_rccl_timeout_hang", "ddp_error", "fp16_overflow", "bf16_unsupported",
@@ -797,6 +798,9 @@ SIGNATURES: tuple[Signature, ...] = (
           # (`error: 'out of memory'(2) at f.cpp:12`), rccl-tests' HIPCHECK, TensorFlow's ROCm executor by number
           r"NCCL WARN " + _alt(_amd.RCCL_DEVICE_ALLOC_WARNS) + r" \d+ bytes",
           r"\berror: '" + _HIP_ALLOC_TEXT + r"'\s*\(\d+\)", r"Test HIP failure \S+ '" + _HIP_ALLOC_TEXT + r"'",
+          # e-new17: PaddlePaddle's enforce.h (` Hip error(2), out of memory.`, CUDA's the same) and its allocator's
+          # ResourceExhausted (`Out of memory error on GPU 0. Cannot allocate ...`, on DCU/XPU/NPU builds alike)
+          r"\b(?:Hip|CUDA|Cuda) error\((?:" + "|".join(_pd.HIP_ALLOC_NUMBERS) + r")\),", _pd.PADDLE_DEVICE_OOM,
           r"\bhipError_t\((?:2|1002)\)",
           # e-hipfa: composable_kernel's HIP checks (ck_tile/host/hip_check_error.hpp) on a failed device allocation
           # (ck_tile/host/device_memory.hpp's hipMalloc, a kernel's workspace)
@@ -835,7 +839,7 @@ SIGNATURES: tuple[Signature, ...] = (
           _ROCBLAS_BY_NUM + _blas_nums(_blas.ROCBLAS_STATUS, alloc=True),
           _CUBLAS_BY_NUM + _blas_nums(_blas.CUBLAS_STATUS, alloc=True),
           r"(?i:cublas(?:lt)? (?:runtime )?error) ?: " + _CUBLAS_ALLOC_TEXT),
-         ("out of memory", "OutOfMemoryError", "rror:", "rror :", "RROR:", "Free memory on device", "hipErrorOutOfMemory", "ALLOC_FAILED", "memory_error",
+         ("out of memory", "OutOfMemoryError", "rror:", " error(", "Out of memory error on", "rror :", "RROR:", "Free memory on device", "hipErrorOutOfMemory", "ALLOC_FAILED", "memory_error",
           "MemoryAllocation", "OUT_OF_MEMORY", "AllocFailed", "OUT_OF_RESOURCES", "Available Free mem",
           "command submission",
           "No available memory", "KV cache", "from device", "HIP_ERROR_OutOfMemory", "OOM when allocating",
@@ -1487,10 +1491,12 @@ SIGNATURES: tuple[Signature, ...] = (
           r"The program ISA \S+ is not compatible with the device ISA",
           r"Triton Error \[HIP\]:.{0,60}invalid device function",
           r"Error invalid device function at line \d+ in file \S+\.hip\b",
+          # e-new17: PaddlePaddle's enforce.h (` Hip error(98), invalid device function.`, 209: no binary for the GPU)
+          r"\bHip error\((?:" + "|".join(_pd.HIP_NO_KERNEL_NUMBERS) + r")\),",
           # TensorFlow's ROCm build (common_runtime/gpu/gpu_device.cc) refusing a card its build has no code for:
           # it then runs on the CPU
           r"Ignoring visible gpu device \([^\n]*\) with AMDGPU version : gfx"),
-         ("Ignoring visible gpu device", "invalid device function", "hipErrorInvalidDeviceFunction", "hipErrorNoBinaryForGpu", "No device code",
+         ("Ignoring visible gpu device", "invalid device function", "Hip error(", "hipErrorInvalidDeviceFunction", "hipErrorNoBinaryForGpu", "No device code",
           "code object", "INVALID_ISA", "hipErrorInvalidImage", "CodeObject", "HIP error: no kernel image",
           "kernel image is invalid",
           "is not compatible with the device ISA"),
@@ -1563,6 +1569,9 @@ SIGNATURES: tuple[Signature, ...] = (
           # crun/podman's `error stat'ing file `/dev/kfd``; rocminfo's own `ROCk module is NOT loaded`
           r"adding custom device \\?\"?/dev/(?:kfd|dri)",
           r"stat'?ing (?:file )?[`'\"]?/dev/(?:kfd|dri)",
+          # e-new17: Apptainer/Singularity binding a device node the host does not have (--rocm, --bind /dev/kfd;
+          # internal/pkg/runtime/engine/singularity/container_linux.go: `mount source %s doesn't exist`)
+          r"mount source /dev/(?:kfd|dri)\S* doesn'?t exist",
           r"/dev/(?:kfd|dri)\S*[`'\"]?:? (?i:no such file or directory|no such device)",
           r"ROCk module is NOT loaded", r"Call returned HSA_STATUS_ERROR_OUT_OF_RESOURCES",
           # h7-hip: rocminfo before ROCm 3.x names the file and line and the HSA status by number (4104 = 0x1008,
@@ -1605,8 +1614,11 @@ SIGNATURES: tuple[Signature, ...] = (
           # h7-hip: the user's own check that torch sees no GPU, as collect_env and scripts print it (weak: any
           # error that says why comes first)
           r"^Is CUDA available: False\s*$", r"\bcuda\.is_available\(\)\)?\s*(?:[:=]|->|returns?|is)?\s*False\b",
-          r"\b(?:CUDA|GPU|HIP|ROCm|cuda) (?:is )?available\s*[:=]\s*False\b"),
-         ("HIP initialization", "_STATUS_", "driver not initialized", "Driver not initialized", "Unable to detect any devices", "available",
+          r"\b(?:CUDA|GPU|HIP|ROCm|cuda) (?:is )?available\s*[:=]\s*False\b",
+          # e-new17: PaddlePaddle's GPU/HIP build finding no device (init.cc's LOG(WARNING), framework.py's and
+          # run_check's warnings): it goes on on the CPU, so weak as torch's warning is
+          *_pd.PADDLE_NO_DEVICE),
+         ("HIP initialization", "_STATUS_", "no GPU found in runtime", "GPU version Paddle", "driver not initialized", "Driver not initialized", "Unable to detect any devices", "available",
           "is_available"),
          sources=("torch/csrc/cuda/Module.cpp / c10/hip/HIPFunctions.cpp warning as ROCm users post it (Error 101: "
                   "hipErrorInvalidDevice)",)),
@@ -1701,8 +1713,11 @@ SIGNATURES: tuple[Signature, ...] = (
           r"libamd_comgr)[\w+.-]*\.so[\w.]*: cannot open shared object file",
           # e-amd (issue 26): RCCL's own loader of the ROCr runtime (src/misc/rocmwrap.cc: "Failed to find ROCm runtime
           # library in %s (RCCL_ROCR_PATH=%s)", "Failed to load ROCr missing symbol %s"): the runtime, not a transport
-          r"NCCL WARN Failed to (?:find ROCm runtime library in|load ROCr missing symbol)\b"),
-         ("cannot open shared object", "Failed to find ROCm runtime library", "Failed to load ROCr"),
+          r"NCCL WARN Failed to (?:find ROCm runtime library in|load ROCr missing symbol)\b",
+          # e-new17: PaddlePaddle's dynload of a ROCm library (`Cannot load miopen shared library. Cannot invoke
+          # method miopenGetVersion...`)
+          r"Cannot load " + _pd.ROCM_DYNLOAD + r" shared library\. Cannot invoke method"),
+         ("cannot open shared object", "Failed to find ROCm runtime library", "Failed to load ROCr", "Cannot load "),
          sources=("public notes on ROCm wheels without the runtime on the path: ImportError: libamdhip64.so.6: cannot "
                   "open shared object file: No such file or directory (paddlepaddle-dcu on a ROCm 7 runtime, jax_rocm60)",)),
     # explain-dist (issue 26): MIOpen's own cache/database cannot be created or written (a read-only or
@@ -1979,8 +1994,12 @@ SIGNATURES: tuple[Signature, ...] = (
           r"NCCL WARN .{0,120}(?:Cuda|Hip|HIP) failure (?:\d+ )?'" + _HIP_CORE_FAIL + r"'",
           # e-amd: the runtime refusing a launch or a GPU for the platform (profiles/amd_errors.py: clr rocvirtual.cpp
           # hostcall without PCIe atomics; libhsakmt topology.c's unsupported device ID)
-          _alt(_amd.CLR_PLATFORM_LAUNCH_FAILURES), _amd.HSAKMT_UNSUPPORTED_GPU, _alt(_amd.QUEUE_CREATE_FAILURES)),
-         ("HIP error", "hipError", "HSA_STATUS_ERROR", "HSA_EXT_STATUS_ERROR", "rocblas_status_", "Triton Error", "hipSYCL Error",
+          _alt(_amd.CLR_PLATFORM_LAUNCH_FAILURES), _amd.HSAKMT_UNSUPPORTED_GPU, _alt(_amd.QUEUE_CREATE_FAILURES),
+          # e-new17: PaddlePaddle's enforce.h for any other HIP status (` Hip error(1), invalid argument.`, DTK's own
+          # texts too); out of memory, a missing kernel, no device and the device index are read by their signatures
+          r"\bHip error\((?!(?:" + "|".join(_pd.HIP_ALLOC_NUMBERS + _pd.HIP_NO_KERNEL_NUMBERS + _pd.HIP_DEVICE_NUMBERS)
+          + r")\))\d+\),"),
+         ("HIP error", "Hip error(", "hipError", "HSA_STATUS_ERROR", "HSA_EXT_STATUS_ERROR", "rocblas_status_", "Triton Error", "hipSYCL Error",
           "AdaptiveCpp Error", "ACPP Error", "error code = HIP:", " failed", "fail to call hip", "failed to call hip",
           " error: ", "HIPBLAS_STATUS_", "HIPBLASLT_STATUS_", "hipError_t(", "hipSuccess (", "HIP_ERROR_",
           "ROCm error: ", "error: '", "Test HIP failure", " failure ", "hostcall", "not supported in libhsakmt",
@@ -2021,7 +2040,10 @@ SIGNATURES: tuple[Signature, ...] = (
           # e-hipfa: bitsandbytes' LLM.int8 matmul (functional.py igemmlt: `raise Exception('cublasLt ran into an
           # error!')` when its cublasLt / hipBLASLt call returns an error): on a ROCm stack _refine_platform reads it
           # as the HIP library's failure
-          r"\bcublasLt ran into an error"),
+          r"\bcublasLt ran into an error",
+          # e-new17: PaddlePaddle's enforce.h (` CUDA error(719), unspecified launch failure.`); out of memory (2) is
+          # oom's, no device (100) and the device index (101) their own
+          r"\bCUDA error\((?!(?:2|100|101)\))\d+\),"),
          ("CUDA error", "device-side assert", "no kernel image", "Error ", "Assertion `", "cuDNN error", "NVRM: Xid",
           "fallen off the bus", "cuda runtime error", "driver on your system is too old", "cublasLt ran into"),
          sources=("artidoro/qlora#105", "axolotl-ai-cloud/axolotl#1527 (bitsandbytes: Error invalid configuration "
@@ -2614,7 +2636,9 @@ SIGNATURES: tuple[Signature, ...] = (
          "besides --device=/dev/kfd --device=/dev/dri; or a udev rule giving the nodes to a group the user is in",
          "`ls -l /dev/kfd /dev/dri/renderD*` and `id` as the user (and in the container) the run starts as",
          (r"Unable to open /dev/kfd.{0,60}(?i:permission denied)",
-          r"(?:/dev/kfd|/dev/dri\S*|/dev/nvidia\w*)'?:? ?(?i:permission denied)",
+          # e-new17: crun/podman quote the node with backticks (`open \`/dev/kfd\`: Permission denied: OCI permission
+          # denied`), runc/docker with double quotes; Apptainer's `while getting stat for /dev/kfd: permission denied`
+          r"(?:/dev/kfd|/dev/dri\S*|/dev/nvidia\w*)[`'\"]?:? ?(?i:permission denied)",
           # nvidia-smi / NVML opening /dev/nvidia* without the rights (a rootless container, SELinux, a non-root user:
           # `Failed to initialize NVML: Insufficient Permissions`, nvidia-container-cli's `nvml error: insufficient
           # permissions`; NVIDIA/nvidia-container-toolkit#33, #210, NVIDIA/nvidia-docker#676)
@@ -3304,8 +3328,11 @@ SIGNATURES: tuple[Signature, ...] = (
          # printed when libdrm_amdgpu is not on the path): the SMI goes on without its DRM queries and the run with it
          (r"(?<!dlerror: )(?<!Failed to load image Python extension: )(?<!Fail to open libdrm_amdgpu\.so: )"
           r"(?<!Fail to open libdrm\.so: )(?!lib[nr]ccl-(?:net|tuner|profiler|env)|libbitsandbytes|libamdhip|libhsa-|librocm|librocblas|libhipblas|libMIOpen|librccl|"
-          r"libroc|libhip|libamd_comgr)(lib[\w+-]+\.so[\w.]*): cannot open shared object file",),
-         ("cannot open shared object",),
+          r"libroc|libhip|libamd_comgr)(lib[\w+-]+\.so[\w.]*): cannot open shared object file",
+          # e-new17: PaddlePaddle's dynload (paddle/phi/backends/dynload/cudnn.cc ...: `Cannot load cudnn shared
+          # library. Cannot invoke method cudnnGetVersion.`) for the CUDA libraries; ROCm's are rocm-library-missing
+          r"Cannot load " + _pd.CUDA_DYNLOAD + r" shared library\. Cannot invoke method"),
+         ("cannot open shared object", "Cannot load "),
          # e-amd: NCCL/RCCL's optional plugins (net/tuner/profiler: src/plugin/*.cc try dlopen and fall back to the
          # internal one; the line is an INFO) are never a missing library
          sources=("huggingface/autotrain-advanced#292 (flash_attn: ImportError: libcudart.so.12: cannot open shared "

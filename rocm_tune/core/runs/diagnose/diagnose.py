@@ -2561,6 +2561,16 @@ def _swift_flag_names(text: str) -> list[str]:
     return [f.lstrip("-").split("=", 1)[0].replace("-", "_") for f in re.findall(r"(?<![\w-])--[A-Za-z][\w-]*(?:=\S*)?", text)]
 
 
+@functools.lru_cache(maxsize=1)
+def _hf_training_fields() -> frozenset[str]:
+    """e-new17: every field some transformers release's (Seq2Seq)TrainingArguments declares. ms-swift's training
+    argument classes inherit them in every major (3.x with transformers 4.x, which still has warmup_ratio, group_by_length,
+    logging_dir): such a flag on the command line never shows which ms-swift release the command was written for."""
+    from rocm_tune.profiles.runner_args import RUNNER_ARGS
+
+    return frozenset(n for names in RUNNER_ARGS["transformers"][2].values() for n in names.split())
+
+
 def _swift_release_skew(r: Diagnosis, blob: str) -> str | None:
     """The ms-swift options the installed release refused although another release declares them, else None."""
     from rocm_tune.profiles.swift_args import SWIFT_ARG_MAJORS      # ~1,000 names: loaded only for such a log
@@ -2577,7 +2587,7 @@ def _swift_release_skew(r: Diagnosis, blob: str) -> str | None:
     if major is None or not re.search(r"swift[/\\]\S*argument", r.first.pre[-3000:]):
         return None
     other = [n for c in _SWIFT_CMDLINE.finditer(blob) for n in _swift_flag_names(c.group(1))
-             if n in SWIFT_ARG_MAJORS and major not in SWIFT_ARG_MAJORS[n]]
+             if n in SWIFT_ARG_MAJORS and major not in SWIFT_ARG_MAJORS[n] and n not in _hf_training_fields()]
     return ", ".join(dict.fromkeys(other)) or None
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from rocm_tune.profiles import paddle_errors as pd
 from rocm_tune.profiles import runtime_versions as rv
 
 _TORCH = [re.compile(p, re.M) for p in rv.TORCH_ROCM]
@@ -28,6 +29,27 @@ _TENSILE_ABSENT = re.compile(r"rocBLAS error: Cannot read \S*TensileLibrary")
 # ROCr's code object loader (amd_hsa_loader.cpp): a code object whose version this runtime does not know was built by
 # another (newer) ROCm's compiler
 _COV_UNSUPPORTED = re.compile(r"LoaderError: unsupported code object version: \d+")
+# e-new17: Hygon's DCU/DTK stack and the framework builds made for AMD's ROCm or for DTK (profiles/paddle_errors.py)
+_DTK_STACK = re.compile(pd.DTK_STACK)
+_ROCM_BUILD = re.compile(pd.ROCM_BUILD)
+_DTK_BUILD = re.compile(pd.DTK_BUILD)
+_DTK_BUILD_RELEASE = re.compile(pd.DTK_BUILD_RELEASE)
+_DTK_SYSTEM_RELEASE = re.compile(pd.DTK_SYSTEM_RELEASE)
+
+
+def _dtk_release_skew(blob: str) -> tuple[str, str] | None:
+    """e-new17: a DTK build made for one DTK release (its +dtkYYMM) on a box with another DTK release."""
+    b, sysm = _DTK_BUILD_RELEASE.search(blob), _DTK_SYSTEM_RELEASE.search(blob)
+    if b is None or sysm is None:
+        return None
+    built = f"{b.group('maj')}.{b.group('min')}"
+    have = f"{sysm.group('maj') or sysm.group('maj2')}.{sysm.group('min') or sysm.group('min2')}"
+    if built == have:
+        return None
+    return (f"the framework wheel was built for DTK {built} ({b.group(0)}) but the box runs DTK {have} "
+            f"({sysm.group(0).strip()}): two DTK releases in one process",
+            f"install the wheel built for DTK {have} (Hygon's developer site lists one per DTK release), or the DTK "
+            f"{built} runtime/image the wheel was made for")
 
 
 @dataclass
@@ -84,6 +106,24 @@ def _vendor_skew(blob: str) -> tuple[str, str] | None:
             "https://download.pytorch.org/whl/rocmX.Y; torch.version.hip must not be None)")
 
 
+def _dtk_skew(blob: str) -> tuple[str, str] | None:
+    """e-new17: a framework wheel built for AMD's ROCm on Hygon's DCU/DTK stack, or a DTK build on an AMD ROCm box:
+    the log names both, and the HIP runtime the wheel was built against is not the one there."""
+    dtk, amd = _DTK_STACK.search(blob), _AMD.search(blob)
+    if dtk and (got := _dtk_release_skew(blob)):
+        return got
+    if dtk and (m := _ROCM_BUILD.search(blob)) and not _DTK_BUILD.search(blob):
+        return (f"a framework build for AMD's ROCm ({m.group(0)}) on a Hygon DCU with the DTK runtime "
+                f"({dtk.group(0).strip()}): its HIP calls fail against DTK's runtime",
+                "install the framework's DTK build for the installed DTK release (paddlepaddle-dcu / Hygon's torch "
+                "wheels with +dtkXX.YY from the SourceFind/Hygon developer site, or the DTK image), not the ROCm wheel")
+    if amd and (m := _DTK_BUILD.search(blob)) and not dtk:
+        return (f"a framework build for Hygon's DTK ({m.group(0)}) on an AMD GPU machine ({amd.group(0)})",
+                "install the framework's ROCm build for the installed ROCm (paddlepaddle-rocm / PyTorch's rocmX.Y "
+                "wheels), not the DCU/DTK wheel")
+    return None
+
+
 def cuda_library_on_amd(lib: str, blob: str) -> tuple[str, str] | None:
     """(title, fix) when a binary asks for a CUDA runtime library (its soname `lib`) on the AMD machine the log shows:
     the package was installed as its CUDA build."""
@@ -112,6 +152,8 @@ def runtime_skew(text: str, blob: str) -> tuple[str, str] | None:
                 "build the extension/program with the installed ROCm's compiler (or install the ROCm runtime it was "
                 "built with): the compiler and the runtime must come from one ROCm release")
     if got := _vendor_skew(blob + "\n" + text):
+        return got
+    if got := _dtk_skew(blob + "\n" + text):
         return got
     skew = read_rocm_versions(blob + "\n" + text).skew()
     if skew is None:
