@@ -1,7 +1,7 @@
 """More sourced longest-sample figures (issue 26, helper c-data2): rows of ms-swift 2.x's whole-set token statistics
 (scripts/utils/run_dataset_info.py, every row encoded with the qwen-7b-chat template, Qwen's 151k-token tokenizer)
 that c-data left out: MathInstruct, MATH-plus, Magpie-Qwen2-Pro (en / zh / 300K filtered), LongWriter-6k,
-tagengo-gpt4 and multi-alpaca, under their ms-swift 2.x names, ModelScope ids and hub ids. The configs below are
+and multi-alpaca, under their ms-swift 2.x names, ModelScope ids and hub ids. The configs below are
 written from the runners' own docs (ms-swift README `swift sft`, TRL's sft.py, axolotl's example YAML), not taken
 from the corpus."""
 
@@ -24,7 +24,6 @@ ROWS = {
     "qwen2-pro-zh": ("Magpie-Align/Magpie-Qwen2-Pro-200K-Chinese", "AI-ModelScope/Magpie-Qwen2-Pro-200K-Chinese",
                      200000, 4101),
     "longwriter-6k": ("THUDM/LongWriter-6k", "ZhipuAI/LongWriter-6k", 6000, 30354),
-    "tagengo-gpt4": ("lightblue/tagengo-gpt4", "swift/tagengo-gpt4", 78057, 3521),
 }
 
 SWIFT = """CUDA_VISIBLE_DEVICES=0 swift sft \\
@@ -85,6 +84,8 @@ def test_each_row_is_the_tables_whole_set_max_with_its_source_under_every_name(n
 def test_multi_alpaca_is_modelscope_only():
     assert dl.longest("multi-alpaca", vocab=151936)[0] == 1226 + 256
     assert dl.longest("damo/nlp_polylm_multialpaca_sft:ja", vocab=151936)[0] == 1226 + 256
+    # tagengo-gpt4: ms-swift 2.x and 3.x load different row counts (78057 / 76437): no figure
+    assert dl.longest("lightblue/tagengo-gpt4", vocab=151936) is None
 
 
 def test_swift_readme_run_on_magpie_counts_the_data_not_the_cap(tmp_path):

@@ -112,14 +112,15 @@ SWIFT_STATS: dict[str, tuple[int, int, str]] = {
     # issue 26 (c-data2): more rows of the same 2.x table, read at 4b72dc834 (docs/source_en/Instruction/
     # Supported-models-datasets.md, the last 2.x table, whose script still encodes every row); each row's size is the
     # hub set's (no row dropped): MathInstruct (TIGER-Lab), MATH-plus (TIGER-Lab, MATH + MetaMath-style rewrites),
-    # Magpie-Qwen2-Pro (Magpie-Align), LongWriter-6k (THUDM), tagengo-gpt4 (lightblue), multi-alpaca (damo PolyLM)
+    # Magpie-Qwen2-Pro (Magpie-Align), LongWriter-6k (THUDM; 3.x's table, all 6000 rows, gives the same 30354),
+    # multi-alpaca (damo PolyLM, ModelScope only). Left out: tagengo-gpt4 (2.x 78057 rows, max 3521; 3.x 76437 rows,
+    # max 1726: the loaders disagree on the rows, and the hub set's size was not checked)
     "AI-ModelScope/MathInstruct": (4383, 262283, "5818a85ed"),
     "TIGER-Lab/MATH-plus": (2919, 893929, "5818a85ed"),
     "AI-ModelScope/Magpie-Qwen2-Pro-200K-English": (4267, 200000, "dd923eb26"),
     "AI-ModelScope/Magpie-Qwen2-Pro-300K-Filtered": (4267, 300000, "dd923eb26"),
     "AI-ModelScope/Magpie-Qwen2-Pro-200K-Chinese": (4101, 200000, "dd923eb26"),
     "ZhipuAI/LongWriter-6k": (30354, 6000, "3d78a3ec8"),
-    "swift/tagengo-gpt4": (3521, 78057, "5818a85ed"),
     "damo/nlp_polylm_multialpaca_sft": (1226, 131867, "9dc41ab06"),
 }
 LARGE_VOCAB_DATASETS: dict[str, tuple[int, str, str]] = {
@@ -197,7 +198,6 @@ LARGE_VOCAB_ALIASES: dict[str, str] = {
     "qwen2-pro-zh": "ai-modelscope/magpie-qwen2-pro-200k-chinese",
     "magpie-align/magpie-qwen2-pro-200k-chinese": "ai-modelscope/magpie-qwen2-pro-200k-chinese",
     "longwriter-6k": "zhipuai/longwriter-6k", "thudm/longwriter-6k": "zhipuai/longwriter-6k",
-    "tagengo-gpt4": "swift/tagengo-gpt4", "lightblue/tagengo-gpt4": "swift/tagengo-gpt4",
     "multi-alpaca": "damo/nlp_polylm_multialpaca_sft",
 }
 ALIASES.update({"gsm8k": "openai/gsm8k", "modelscope/gsm8k": "openai/gsm8k", "ai-modelscope/gsm8k": "openai/gsm8k"})
