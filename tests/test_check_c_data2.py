@@ -81,9 +81,11 @@ def test_each_row_is_the_tables_whole_set_max_with_its_source_under_every_name(n
     assert dl.longest(hub, vocab=32000) is None and dl.longest(ms, vocab=64000) is None and dl.longest(hub) is None
 
 
-def test_multi_alpaca_is_modelscope_only():
+def test_multi_alpaca_and_coig_cqia_are_modelscope_only():
     assert dl.longest("multi-alpaca", vocab=151936)[0] == 1226 + 256
     assert dl.longest("damo/nlp_polylm_multialpaca_sft:ja", vocab=151936)[0] == 1226 + 256
+    assert dl.longest("coig-cqia", vocab=151936)[0] == 19288 + 256
+    assert dl.longest("AI-ModelScope/COIG-CQIA:ruozhiba#1000", vocab=151936)[0] == 19288 + 256
     # tagengo-gpt4: ms-swift 2.x and 3.x load different row counts (78057 / 76437): no figure
     assert dl.longest("lightblue/tagengo-gpt4", vocab=151936) is None
 

@@ -122,6 +122,8 @@ SWIFT_STATS: dict[str, tuple[int, int, str]] = {
     "AI-ModelScope/Magpie-Qwen2-Pro-200K-Chinese": (4101, 200000, "dd923eb26"),
     "ZhipuAI/LongWriter-6k": (30354, 6000, "3d78a3ec8"),
     "damo/nlp_polylm_multialpaca_sft": (1226, 131867, "9dc41ab06"),
+    # COIG-CQIA, its 13 subsets (ModelScope only in 2.x's registry; 3.x's table, all 44694 rows, gives the same max)
+    "AI-ModelScope/COIG-CQIA": (19288, 44694, "9dc41ab06"),
 }
 LARGE_VOCAB_DATASETS: dict[str, tuple[int, str, str]] = {
     ms.lower(): (m + SWIFT_TEMPLATE_ALLOWANCE, "Qwen tokenizer (151k vocabulary), ChatML; for vocabularies >= 100k",
@@ -198,7 +200,7 @@ LARGE_VOCAB_ALIASES: dict[str, str] = {
     "qwen2-pro-zh": "ai-modelscope/magpie-qwen2-pro-200k-chinese",
     "magpie-align/magpie-qwen2-pro-200k-chinese": "ai-modelscope/magpie-qwen2-pro-200k-chinese",
     "longwriter-6k": "zhipuai/longwriter-6k", "thudm/longwriter-6k": "zhipuai/longwriter-6k",
-    "multi-alpaca": "damo/nlp_polylm_multialpaca_sft",
+    "multi-alpaca": "damo/nlp_polylm_multialpaca_sft", "coig-cqia": "ai-modelscope/coig-cqia",
 }
 ALIASES.update({"gsm8k": "openai/gsm8k", "modelscope/gsm8k": "openai/gsm8k", "ai-modelscope/gsm8k": "openai/gsm8k"})
 
