@@ -109,6 +109,21 @@ SWIFT_STATS: dict[str, tuple[int, int, str]] = {
     "AI-ModelScope/sql-create-context": (456, 78577, "9efe7ddd3"),
     "AI-ModelScope/texttosqlv2_25000_v2": (1975, 25000, "9efe7ddd3"),
     "wyj123456/finance_en": (3525, 68911, "9efe7ddd3"),
+    # issue 26 (c-data2): more rows of the same 2.x table, read at 4b72dc834 (docs/source_en/Instruction/
+    # Supported-models-datasets.md, the last 2.x table, whose script still encodes every row); each row's size is the
+    # hub set's (no row dropped): MathInstruct (TIGER-Lab), MATH-plus (TIGER-Lab, MATH + MetaMath-style rewrites),
+    # Magpie-Qwen2-Pro (Magpie-Align), LongWriter-6k (THUDM; 3.x's table, all 6000 rows, gives the same 30354),
+    # multi-alpaca (damo PolyLM, ModelScope only). Left out: tagengo-gpt4 (2.x 78057 rows, max 3521; 3.x 76437 rows,
+    # max 1726: the loaders disagree on the rows, and the hub set's size was not checked)
+    "AI-ModelScope/MathInstruct": (4383, 262283, "5818a85ed"),
+    "TIGER-Lab/MATH-plus": (2919, 893929, "5818a85ed"),
+    "AI-ModelScope/Magpie-Qwen2-Pro-200K-English": (4267, 200000, "dd923eb26"),
+    "AI-ModelScope/Magpie-Qwen2-Pro-300K-Filtered": (4267, 300000, "dd923eb26"),
+    "AI-ModelScope/Magpie-Qwen2-Pro-200K-Chinese": (4101, 200000, "dd923eb26"),
+    "ZhipuAI/LongWriter-6k": (30354, 6000, "3d78a3ec8"),
+    "damo/nlp_polylm_multialpaca_sft": (1226, 131867, "9dc41ab06"),
+    # COIG-CQIA, its 13 subsets (ModelScope only in 2.x's registry; 3.x's table, all 44694 rows, gives the same max)
+    "AI-ModelScope/COIG-CQIA": (19288, 44694, "9dc41ab06"),
 }
 LARGE_VOCAB_DATASETS: dict[str, tuple[int, str, str]] = {
     ms.lower(): (m + SWIFT_TEMPLATE_ALLOWANCE, "Qwen tokenizer (151k vocabulary), ChatML; for vocabularies >= 100k",
@@ -174,6 +189,18 @@ LARGE_VOCAB_ALIASES: dict[str, str] = {
     "codefuse-evol-instruction-zh": "codefuse-ai/evol-instruction-66k",
     "sql-create-context-en": "ai-modelscope/sql-create-context",
     "text2sql-en": "ai-modelscope/texttosqlv2_25000_v2", "finance-en": "wyj123456/finance_en",
+    # c-data2: the 2.x names and hub ids of the rows added above (ms-swift 2.x swift/llm/utils/dataset.py
+    # register_dataset: hf_dataset_id)
+    "math-instruct": "ai-modelscope/mathinstruct", "tiger-lab/mathinstruct": "ai-modelscope/mathinstruct",
+    "math-plus": "tiger-lab/math-plus",
+    "qwen2-pro-en": "ai-modelscope/magpie-qwen2-pro-200k-english",
+    "magpie-align/magpie-qwen2-pro-200k-english": "ai-modelscope/magpie-qwen2-pro-200k-english",
+    "qwen2-pro-filtered": "ai-modelscope/magpie-qwen2-pro-300k-filtered",
+    "magpie-align/magpie-qwen2-pro-300k-filtered": "ai-modelscope/magpie-qwen2-pro-300k-filtered",
+    "qwen2-pro-zh": "ai-modelscope/magpie-qwen2-pro-200k-chinese",
+    "magpie-align/magpie-qwen2-pro-200k-chinese": "ai-modelscope/magpie-qwen2-pro-200k-chinese",
+    "longwriter-6k": "zhipuai/longwriter-6k", "thudm/longwriter-6k": "zhipuai/longwriter-6k",
+    "multi-alpaca": "damo/nlp_polylm_multialpaca_sft", "coig-cqia": "ai-modelscope/coig-cqia",
 }
 ALIASES.update({"gsm8k": "openai/gsm8k", "modelscope/gsm8k": "openai/gsm8k", "ai-modelscope/gsm8k": "openai/gsm8k"})
 
