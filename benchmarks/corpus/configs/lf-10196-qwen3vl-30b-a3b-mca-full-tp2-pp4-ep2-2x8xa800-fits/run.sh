@@ -1,0 +1,30 @@
+USE_MCA=1 torchrun $DISTRIBUTED_ARGS src/train.py \
+    --model_name_or_path ./models/Qwen3-VL-30B-A3B-Instruct \
+    --do_train \
+    --stage sft \
+    --finetuning_type full \
+    --dataset pokemon_cap \
+    --preprocessing_num_workers 8 \
+    --cutoff_len 4096 \
+    --template qwen3_vl_nothink \
+    --output_dir saves/mca/qwen3_vl_moe_full \
+    --per_device_train_batch_size 1 \
+    --gradient_accumulation_steps 16 \
+    --num_train_epochs 2 \
+    --learning_rate 3e-6 \
+    --logging_steps 1 \
+    --save_steps 1000 \
+    --lr_scheduler_type constant \
+    --bf16 \
+    --tensor_model_parallel_size 2 \
+    --sequence_parallel true \
+    --pipeline_model_parallel_size 4 \
+    --bias_activation_fusion true \
+    --apply_rope_fusion true \
+    --use_distributed_optimizer true \
+    --overlap_param_gather true \
+    --overlap_grad_reduce true \
+    --moe_grouped_gemm true \
+    --moe_token_dispatcher_type alltoall \
+    --expert_model_parallel_size 2 \
+    --recompute_granularity full
