@@ -11,10 +11,14 @@ import ast
 import math
 import re
 from collections.abc import Callable
+from contextvars import ContextVar
 from typing import Any
 
 from rocm_tune.profiles.value_forms import VALUE_FORMS
 
+# the environment the program being read starts with (core/formats/env_reads.program_environ: the .env files it
+# loads, the variables its launch line sets): os.getenv / os.environ reads resolve against it; empty: the default
+ENVIRON: ContextVar[dict[str, str]] = ContextVar("ENVIRON", default={})
 _LIMIT = 1 << 63            # bash arithmetic is 64-bit; beyond it (or a huge power) the value is not computed
 _FORMS = tuple((name, re.compile(rx), what) for name, rx, what in VALUE_FORMS)
 
@@ -255,9 +259,14 @@ def _call(node: ast.Call, names: dict):
         text = _fill_fields(func.value.value, {k: v for k, v in kw.items() if v is not None},
                             [py_value(a, names) for a in node.args], missed)
         return None if missed else text
-    if isinstance(func, ast.Attribute) and name in ("getenv", "get") and len(node.args) == 2 \
+    if isinstance(func, ast.Attribute) and name in ("getenv", "get") and 1 <= len(node.args) <= 2 \
             and call_name(func.value) in ("os", "environ"):
-        return py_value(node.args[1], names)          # the environment may set it; the program's default is read
+        key = py_value(node.args[0], names)
+        env = ENVIRON.get()
+        if isinstance(key, str) and key in env:       # the .env file / launch line the program starts with sets it
+            return env[key]
+        # the environment may set it; the program's default is read
+        return py_value(node.args[1], names) if len(node.args) == 2 else None
     if isinstance(func, ast.Attribute) and name == "join" and call_name(func.value) == "path" and node.args:
         return _joined_path([py_value(a, names) for a in node.args])
     if node.keywords or not node.args:
@@ -308,6 +317,9 @@ def py_value(node, names: dict | None = None):
         return None if any(p is None for p in parts) else "".join(p for p in parts if p is not None)
     if isinstance(node, ast.Call):
         return _call(node, names)
+    if isinstance(node, ast.Subscript) and call_name(node.value) == "environ":     # os.environ["X"]
+        key = py_value(node.slice, names)
+        return ENVIRON.get().get(key) if isinstance(key, str) else None
     if isinstance(node, ast.Subscript):               # a loaded config's `cfg["model"]["name"]`
         base, key = py_value(node.value, names), py_value(node.slice, names)
         return base.get(key) if isinstance(base, dict) and isinstance(key, (str, int)) else None
