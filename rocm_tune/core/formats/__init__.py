@@ -496,7 +496,13 @@ def _program_env(job: Job, cmd: shell.Command, env: dict[str, str], file: str) -
     """The variables of the .env files the program loads (named on its command line) or the script sources, under
     the launch line's and the script's own (env_reads.program_env): {KEY: (value, line, file)}; {} when none."""
     named = env_reads.named_on(cmd.argv, job.files)
-    sourced = job.script_flags.get("__sourced_env__") or {}
+    sourced = dict(job.script_flags.get("__sourced_env__") or {})
+    for ref in cmd.env_files:        # docker/uv --env-file: its variables are the program's environment too
+        path = next((q for q in job.files if os.path.basename(q) == os.path.basename(ref)), None)
+        if path is not None and {"docker", "podman"} & set(cmd.wrappers):   # docker's rules: quotes kept as written
+            sourced.update({k: (v, cmd.line, path) for k, v in shell.env_file_values(job.files[path]).items()})
+        elif path is not None:          # uv run --env-file: dotenv's rules
+            sourced.update({k: (v, ln, path) for k, (v, ln) in dotenv.values(job.files[path]).items()})
     if not named and not sourced:
         return {}
     out = env_reads.program_env(named, job.files, env, file, cmd.line)
