@@ -18,7 +18,7 @@ from rocm_tune.profiles.value_forms import VALUE_FORMS
 
 # the environment the program being read starts with (core/formats/env_reads.program_environ: the .env files it
 # loads, the variables its launch line sets): os.getenv / os.environ reads resolve against it; empty: the default
-ENVIRON: ContextVar[dict[str, str]] = ContextVar("ENVIRON", default={})
+ENVIRON: ContextVar[dict[str, str] | None] = ContextVar("ENVIRON", default=None)
 _LIMIT = 1 << 63            # bash arithmetic is 64-bit; beyond it (or a huge power) the value is not computed
 _FORMS = tuple((name, re.compile(rx), what) for name, rx, what in VALUE_FORMS)
 
@@ -262,7 +262,7 @@ def _call(node: ast.Call, names: dict):
     if isinstance(func, ast.Attribute) and name in ("getenv", "get") and 1 <= len(node.args) <= 2 \
             and call_name(func.value) in ("os", "environ"):
         key = py_value(node.args[0], names)
-        env = ENVIRON.get()
+        env = ENVIRON.get() or {}
         if isinstance(key, str) and key in env:       # the .env file / launch line the program starts with sets it
             return env[key]
         # the environment may set it; the program's default is read
@@ -319,7 +319,7 @@ def py_value(node, names: dict | None = None):
         return _call(node, names)
     if isinstance(node, ast.Subscript) and call_name(node.value) == "environ":     # os.environ["X"]
         key = py_value(node.slice, names)
-        return ENVIRON.get().get(key) if isinstance(key, str) else None
+        return (ENVIRON.get() or {}).get(key) if isinstance(key, str) else None
     if isinstance(node, ast.Subscript):               # a loaded config's `cfg["model"]["name"]`
         base, key = py_value(node.value, names), py_value(node.slice, names)
         return base.get(key) if isinstance(base, dict) and isinstance(key, (str, int)) else None
