@@ -195,3 +195,34 @@ def test_verdicts_follow_the_env_file(tmp_path, monkeypatch, capsys):
     d = _check(tmp_path, monkeypatch, capsys, {"launch.sh": launch, "train.env": full}, "--vram-gib", "24")
     assert d["understood"]["method"] == "full"
     assert d["verdict"] == "oom"                               # the whole 7B with AdamW does not
+
+
+# docker compose (compose-spec 05-services.md; Docker docs "Environment variables precedence": environment > env_file,
+# a later env_file wins over an earlier one)
+COMPOSE = """services:
+  tensorboard:
+    image: tensorflow/tensorflow
+    command: tensorboard --logdir /runs
+  trainer:
+    image: rocm/pytorch:latest
+    devices: [/dev/kfd, /dev/dri]
+    env_file:
+      - ./train.env
+      - path: ./override.env
+        required: false
+    environment:
+      TRAIN_BATCH_SIZE: 3
+      HIP_VISIBLE_DEVICES: "0"
+    command: ["python", "train.py"]
+"""
+
+
+def test_compose_env_file_and_environment_reach_the_program():
+    job = read_texts({"compose.yaml": COMPOSE, "train.env": TRAIN_ENV, "override.env": "TRAIN_MAX_SEQ_LEN=1024\n"})
+    st = _settings(job)
+    assert st["model_name_or_path"] == "Qwen/Qwen2.5-7B-Instruct"
+    assert job.settings["model_name_or_path"].file == "train.env"
+    assert str(st["per_device_train_batch_size"]) == "3"                  # environment: wins over env_file
+    assert str(st["cutoff_len"]) == "1024" and job.settings["cutoff_len"].file == "override.env"
+    assert (job.gpus.value, job.gpus.native) == (1, "HIP_VISIBLE_DEVICES")
+    assert job.entry_line == 15                                          # the `command:` line

@@ -506,8 +506,8 @@ def _program_env(job: Job, cmd: shell.Command, env: dict[str, str], file: str) -
     if not named and not sourced:
         return {}
     out = env_reads.program_env(named, job.files, env, file, cmd.line)
-    for k, v in sourced.items():
-        out.setdefault(k, v if env.get(k) == v[0] else (env.get(k, v[0]), cmd.line, file))
+    for k, v in sourced.items():      # a later assignment of the script (or the launch line) wins over the file
+        out.setdefault(k, v if env.get(k, v[0]) == v[0] else (env[k], cmd.line, file))
     for k, v in cmd.env.items():
         out.setdefault(k, (v, cmd.line, file))
     if named:
@@ -1243,7 +1243,8 @@ def _read_script(job: Job, text: str, p: str, arrays: dict | None = None,
     """A launch script: its findings, the training command (a second one is noted or warned), #SBATCH sizes.
     `arrays`: the bash arrays the job's other scripts define (a sourced ``models/<model>.sh``); `inherited`: the
     variables the command of another file that runs this script sets (_caller_env)."""
-    src, notes = env_reads.sourced(text, job.files, inherited)
+    task = shell.task_commands(text)
+    src, notes = env_reads.sourced(text, job.files, inherited, task)
     if src:         # `source x.env`: its variables set in the script (over the caller's), the script's own win
         job.notes += notes
         job.script_flags.setdefault("__sourced_env__", {}).update(src)

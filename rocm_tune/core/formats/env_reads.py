@@ -37,17 +37,17 @@ def _given(ref: str, envs: dict[str, str]) -> str | None:
     return next((p for p in envs if os.path.basename(p) == base), None) if base else None
 
 
-def sourced(text: str, files: dict[str, str], environ: dict[str, str] | None = None
-            ) -> tuple[dict[str, tuple[str, int, str]], list[str]]:
+def sourced(text: str, files: dict[str, str], environ: dict[str, str] | None = None,
+            numbered: list[tuple[int, str]] | None = None) -> tuple[dict[str, tuple[str, int, str]], list[str]]:
     """The variables of the given dotenv files a shell script sources, in order: {KEY: (value, line, file)}, and
-    notes saying which."""
+    notes saying which. `numbered`: the script's lines with their line in the file (a YAML task's commands)."""
     envs = dotenv_files(files)
     out: dict[str, tuple[str, int, str]] = {}
     notes: list[str] = []
     if not envs:
         return out, notes
     scope = dict(environ or {})
-    for no, line in enumerate(text.splitlines(), 1):
+    for no, line in numbered or list(enumerate(text.splitlines(), 1)):
         if line.lstrip().startswith("#"):
             continue
         for m in list(_SOURCE.finditer(line)) + list(_CAT.finditer(line)):
