@@ -226,3 +226,62 @@ def test_compose_env_file_and_environment_reach_the_program():
     assert str(st["cutoff_len"]) == "1024" and job.settings["cutoff_len"].file == "override.env"
     assert (job.gpus.value, job.gpus.native) == (1, "HIP_VISIBLE_DEVICES")
     assert job.entry_line == 15                                          # the `command:` line
+
+
+# pydantic-settings docs ("Usage", "Dotenv (.env) support"): a BaseSettings class with env_prefix, reading .env
+SETTINGS_PROGRAM = '''from pydantic_settings import BaseSettings, SettingsConfigDict
+from transformers import AutoModelForCausalLM
+from trl import SFTConfig, SFTTrainer
+
+
+class TrainSettings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="sft_", env_file=".env")
+
+    model_name: str = "Qwen/Qwen2.5-0.5B"
+    batch_size: int = 8
+    max_length: int = 1024
+    bf16: bool = False
+
+
+s = TrainSettings()
+model = AutoModelForCausalLM.from_pretrained(s.model_name)
+args = SFTConfig(output_dir="out", per_device_train_batch_size=s.batch_size, max_length=s.max_length, bf16=s.bf16)
+trainer = SFTTrainer(model=model, args=args, train_dataset=None)
+trainer.train()
+'''
+
+
+def test_pydantic_settings_fields_read_from_the_env_file_with_their_prefix():
+    env = "SFT_MODEL_NAME=meta-llama/Llama-3.1-8B\nSFT_BATCH_SIZE=2\nsft_bf16=on\nBATCH_SIZE=99\n"
+    st = _settings(read_texts({"train.py": SETTINGS_PROGRAM, ".env": env}))
+    assert st["model_name_or_path"] == "meta-llama/Llama-3.1-8B"
+    assert str(st["per_device_train_batch_size"]) == "2"                # SFT_ prefix: BATCH_SIZE=99 is not it
+    assert str(st["cutoff_len"]) == "1024"                              # not in the file: the field's default
+    assert str(st["bf16"]).lower() == "true"                             # pydantic reads "on" as True
+    st = _settings(read_texts({"train.py": SETTINGS_PROGRAM}))
+    assert st["model_name_or_path"] == "Qwen/Qwen2.5-0.5B" and str(st["per_device_train_batch_size"]) == "8"
+
+
+ARGPARSE_PROGRAM = '''import argparse
+import os
+
+from transformers import AutoModelForCausalLM, Trainer, TrainingArguments
+
+p = argparse.ArgumentParser()
+p.add_argument("--model", default=os.getenv("MODEL", "gpt2"))
+p.add_argument("--batch-size", type=int, default=int(os.getenv("BATCH_SIZE", "4")))
+args = p.parse_args()
+model = AutoModelForCausalLM.from_pretrained(args.model)
+targs = TrainingArguments(output_dir="out", per_device_train_batch_size=args.batch_size)
+Trainer(model=model, args=targs).train()
+'''
+
+
+def test_argparse_defaults_from_the_environment_a_sourced_env_file_sets():
+    run = "#!/bin/bash\nset -a\nsource config.env\nset +a\npython train.py\n"
+    env = "MODEL=Qwen/Qwen2.5-3B\nBATCH_SIZE=16\n"
+    st = _settings(read_texts({"run.sh": run, "train.py": ARGPARSE_PROGRAM, "config.env": env}))
+    assert st["model_name_or_path"] == "Qwen/Qwen2.5-3B" and str(st["per_device_train_batch_size"]) == "16"
+    run2 = "#!/bin/bash\nset -a\nsource config.env\nset +a\npython train.py --batch-size 2\n"
+    st = _settings(read_texts({"run.sh": run2, "train.py": ARGPARSE_PROGRAM, "config.env": env}))
+    assert str(st["per_device_train_batch_size"]) == "2"                 # the flag wins over the default

@@ -5,7 +5,8 @@ A dotenv file (core/formats/dotenv.py) reaches a program four ways, each read he
   `export $(grep -v '^#' x.env | xargs)` (bash assigns its lines; the script's own later lines win);
 - the program's command line names it (`python train.py --config x.env`, `--env-file x.env`): the program loads it
   with python-dotenv (load_dotenv(path), override=False: the variables the launch line sets win);
-- the program given calls load_dotenv() / dotenv_values() itself (find_dotenv: the `.env` beside it);
+- the program given calls load_dotenv() / dotenv_values() itself (find_dotenv: the `.env` beside it), or its
+  pydantic-settings class names it (`SettingsConfigDict(env_file=".env")`);
 - docker's --env-file (core/runners/launchers.py, docker's own rules: read in formats._env_files).
 What the program then does with a variable: when its source is given, its os.getenv / os.environ reads are resolved
 against this environment (core/runners/values.py ENVIRON); when it is not, the variables are read as its arguments
@@ -25,6 +26,8 @@ __all__ = ["dotenv_files", "sourced", "named_on", "program_env", "as_flags", "pr
 _SOURCE = re.compile(r"(?:^|[;&|]\s*|\bthen\s+|\bdo\s+)(?:source|\.)\s+[\"']?([^\s\"';&|)]+)")
 _CAT = re.compile(r"\$\(\s*(?:cat|grep\s+-v\s+\S+|sed\s+\S+)\s+[\"']?([^\s\"';&|)]+)[\"']?\s*\|\s*xargs")
 _LOAD_DOTENV = re.compile(r"\b(?:load_dotenv|dotenv_values)\s*\(\s*(?:dotenv_path\s*=\s*)?(?:[rf]?[\"']([^\"']+)[\"'])?")
+# pydantic-settings: SettingsConfigDict(env_file=".env") (v2) / class Config: env_file = ".env" (v1), a tuple of them
+_SETTINGS_ENV_FILE = re.compile(r"\benv_file\s*=\s*[(\[]?\s*[rf]?[\"']([^\"']+)[\"']")
 
 
 def dotenv_files(files: dict[str, str]) -> dict[str, str]:
@@ -147,12 +150,12 @@ def program_environ(p: str, text: str, files: dict[str, str]) -> tuple[dict[str,
             script = launchers.parse_script(t, q)
         except Exception:       # noqa: BLE001 - a file that does not read as a script starts nothing here
             continue
-        src, _ = sourced(t, files)
+        src, _ = sourced(t, files, None, launchers.task_commands(t))
         for c in script.commands:
             if any(os.path.basename(w) == base for w in c.argv):
                 launch = {**script.exports, **{k: v[0] for k, v in src.items()}, **c.env}
                 loaded += named_on(c.argv, files)
-    for m in _LOAD_DOTENV.finditer(text):
+    for m in [*_LOAD_DOTENV.finditer(text), *_SETTINGS_ENV_FILE.finditer(text)]:
         path = _given(m.group(1) or ".env", envs) or (next(iter(envs)) if m.group(1) is None and len(envs) == 1
                                                      else None)
         if path is not None and path not in loaded:
