@@ -102,7 +102,9 @@ def test_command_line_flags_win_over_the_env_file():
 
 
 @pytest.mark.parametrize("source", ["set -a; source ./.env; set +a", ". ./.env", "set -a\n. .env\nset +a",
-                                    "export $(grep -v '^#' .env | xargs)", "export $(cat .env | xargs)"])
+                                    "export $(grep -v '^#' .env | xargs)", "export $(cat .env | xargs)",
+                                    "if [ -f .env ]; then\n  set -o allexport\n  source .env\n  set +o allexport\nfi",
+                                    "[ -f .env ] && . .env"])
 def test_script_that_sources_the_env_file_expands_its_variables(source):
     env = "MODEL=Qwen/Qwen2.5-1.5B-Instruct\nBS=16\nSEQ=4096\nOUT=out/${MODEL}\n"
     launch = (f"#!/usr/bin/env bash\n{source}\n"

@@ -23,7 +23,7 @@ from rocm_tune.profiles import env_settings as E
 __all__ = ["dotenv_files", "sourced", "named_on", "program_env", "as_flags", "program_environ"]
 
 # `source F` / `. F` (after `set -a;` or `&&`), `export $(cat F | xargs)`, `env $(grep -v '^#' F | xargs) cmd`
-_SOURCE = re.compile(r"(?:^|[;&|]\s*|\bthen\s+|\bdo\s+)(?:source|\.)\s+[\"']?([^\s\"';&|)]+)")
+_SOURCE = re.compile(r"(?:^\s*|[;&|]\s*|\bthen\s+|\bdo\s+)(?:source|\.)\s+[\"']?([^\s\"';&|)]+)")
 _CAT = re.compile(r"\$\(\s*(?:cat|grep\s+-v\s+\S+|sed\s+\S+)\s+[\"']?([^\s\"';&|)]+)[\"']?\s*\|\s*xargs")
 _LOAD_DOTENV = re.compile(r"\b(?:load_dotenv|dotenv_values)\s*\(\s*(?:dotenv_path\s*=\s*)?(?:[rf]?[\"']([^\"']+)[\"'])?")
 # pydantic-settings: SettingsConfigDict(env_file=".env") (v2) / class Config: env_file = ".env" (v1), a tuple of them
