@@ -287,3 +287,39 @@ def test_argparse_defaults_from_the_environment_a_sourced_env_file_sets():
     run2 = "#!/bin/bash\nset -a\nsource config.env\nset +a\npython train.py --batch-size 2\n"
     st = _settings(read_texts({"run.sh": run2, "train.py": ARGPARSE_PROGRAM, "config.env": env}))
     assert str(st["per_device_train_batch_size"]) == "2"                 # the flag wins over the default
+
+
+# GitHub Actions "Workflow syntax": env at the workflow, job and step levels; `run: |` is a bash script
+WORKFLOW = """name: nightly-finetune
+on:
+  workflow_dispatch:
+env:
+  HF_HOME: /data/hf
+jobs:
+  lint:
+    runs-on: ubuntu-latest
+    steps:
+      - run: ruff check .
+  sft:
+    runs-on: [self-hosted, mi300x]
+    env:
+      MODEL: Qwen/Qwen2.5-7B-Instruct
+    steps:
+      - uses: actions/checkout@v4
+      - name: train
+        env:
+          BS: 4
+        run: |
+          set -a; source train.env; set +a
+          torchrun --nproc_per_node 8 train.py \\\\
+            --model_name_or_path $MODEL --per_device_train_batch_size $BS --max_seq_length $SEQ --bf16
+"""
+
+
+def test_github_actions_env_levels_reach_the_run_step():
+    job = read_texts({".github/workflows/train.yml": WORKFLOW, "train.env": "SEQ=4096\n"})
+    st = _settings(job)
+    assert st["model_name_or_path"] == "Qwen/Qwen2.5-7B-Instruct"         # the job's env
+    assert str(st["per_device_train_batch_size"]) == "4"                  # the step's env
+    assert str(st["cutoff_len"]) == "4096"                                # the env file the step sources
+    assert job.gpus.value == 8 and job.entry_line == 22                   # the torchrun line in the file

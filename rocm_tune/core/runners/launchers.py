@@ -358,7 +358,7 @@ def _yaml_task_commands(text: str) -> list[tuple[int, str]] | None:
     """A task file that lists shell commands in YAML (dstack's ``commands:`` with ``env:``; a plain
     multi-line command there is one YAML scalar, its lines joined by spaces): [(line in the file, shell line)],
     the env entries first as exports. None for anything else."""
-    if not re.search(r"^(?:commands|services)\s*:", text, re.M):
+    if not re.search(r"^(?:commands|services|jobs)\s*:", text, re.M):
         return None
     try:
         import yaml
@@ -368,6 +368,8 @@ def _yaml_task_commands(text: str) -> list[tuple[int, str]] | None:
         return None
     if isinstance(data, dict) and isinstance(data.get("services"), dict) and "commands" not in data:
         return _compose_commands(data["services"], text.splitlines())
+    if isinstance(data, dict) and isinstance(data.get("jobs"), dict) and "commands" not in data:
+        return _workflow_commands(data, text.splitlines())
     cmds = data.get("commands") if isinstance(data, dict) else None
     if not isinstance(cmds, list) or not all(isinstance(c, str) for c in cmds):
         return None
@@ -428,6 +430,51 @@ def _compose_commands(services: dict, raw: list[str]) -> list[tuple[int, str]] |
     cmd = svc.get("command") if svc.get("command") is not None else svc.get("entrypoint")
     out.append((line_of(str(cmd[0] if isinstance(cmd, list) and cmd else cmd)), " ".join(words.split("\n"))))
     return out
+
+
+def _env_exports(env, line_of) -> list[tuple[int, str]]:
+    items = [f"{k}={v}" for k, v in env.items() if v is not None] if isinstance(env, dict) else []
+    return [(line_of(e.split("=", 1)[0] + ":"), "export " + shlex.quote(e)) for e in items]
+
+
+def _run_block(block: str, raw: list[str], after: int) -> list[tuple[int, str]]:
+    """A step's `run: |` script as its shell lines at their lines in the file (a `\\` line joined to the next)."""
+    out: list[tuple[int, str]] = []
+    first = next((ln for ln in block.splitlines() if ln.strip()), "")
+    at = next((i for i in range(after, len(raw) + 1) if first and first.strip() in raw[i - 1]), after)
+    pending: tuple[int, str] | None = None
+    for k, ln in enumerate(block.splitlines()):
+        no = at + k
+        if pending is not None:
+            pending = (pending[0], pending[1][:-1] + " " + ln.strip())
+        else:
+            pending = (no, ln.strip())
+        if not pending[1].endswith("\\"):
+            if pending[1]:
+                out.append(pending)
+            pending = None
+    if pending is not None and pending[1]:
+        out.append((pending[0], pending[1].rstrip("\\")))
+    return out
+
+
+def _workflow_commands(data: dict, raw: list[str]) -> list[tuple[int, str]] | None:
+    """A GitHub Actions workflow (docs "Workflow syntax": `env` at the workflow, the job and the step, the more
+    specific winning; a step's `run` is a bash script): the job whose steps run the training, as [(line, shell
+    line)]: the workflow's and the job's env exported, then each run step (its own env exported before it)."""
+    def line_of(s: str) -> int:
+        return next((i for i, t in enumerate(raw, 1) if s and s in t), 1)
+
+    for job in (j for j in data["jobs"].values() if isinstance(j, dict) and isinstance(j.get("steps"), list)):
+        runs = [st for st in job["steps"] if isinstance(st, dict) and isinstance(st.get("run"), str)]
+        if not any(_TRAINING_WORDS.search(st["run"]) for st in runs):
+            continue
+        out = _env_exports(data.get("env"), line_of) + _env_exports(job.get("env"), line_of)
+        for st in runs:
+            out += _env_exports(st.get("env"), line_of)
+            out += _run_block(st["run"], raw, max([n for n, _ in out] + [1]))
+        return out
+    return None
 
 
 def task_commands(text: str) -> list[tuple[int, str]] | None:
