@@ -323,3 +323,25 @@ def test_github_actions_env_levels_reach_the_run_step():
     assert str(st["per_device_train_batch_size"]) == "4"                  # the step's env
     assert str(st["cutoff_len"]) == "4096"                                # the env file the step sources
     assert job.gpus.value == 8 and job.entry_line == 22                   # the torchrun line in the file
+
+
+def test_slurm_script_sourcing_a_config_of_assignments_whatever_its_name():
+    sbatch = ("#!/bin/bash\n#SBATCH --nodes=1\n#SBATCH --gres=gpu:4\nsource ./configs/exp1.sh\n"
+              "srun torchrun --nproc_per_node 4 train.py --model_name_or_path ${MODEL_PATH} "
+              "--per_device_train_batch_size ${MBS} --bf16\n")
+    cfg = "# experiment 1\nexport MODEL_PATH=meta-llama/Llama-3.1-8B\nMBS=2\n"
+    st = _settings(read_texts({"job.sbatch": sbatch, "configs/exp1.sh": cfg}))
+    assert st["model_name_or_path"] == "meta-llama/Llama-3.1-8B" and str(st["per_device_train_batch_size"]) == "2"
+    st = _settings(read_texts({"job.sbatch": sbatch.replace("source ./configs/exp1.sh\n", ""),
+                               "configs/exp1.sh": cfg}))
+    assert st["model_name_or_path"] != "meta-llama/Llama-3.1-8B"         # not sourced: not read
+
+
+def test_only_exported_variables_of_a_sourced_file_reach_the_program():
+    env = "MODEL=Qwen/Qwen2.5-3B\nBATCH_SIZE=16\n"
+    plain = "#!/bin/bash\nsource config.env\npython train.py\n"      # shell variables: train.py does not see them
+    st = _settings(read_texts({"run.sh": plain, "train.py": ARGPARSE_PROGRAM, "config.env": env}))
+    assert st.get("model_name_or_path") != "Qwen/Qwen2.5-3B" and str(st["per_device_train_batch_size"]) == "4"
+    marked = "export MODEL=Qwen/Qwen2.5-3B\nBATCH_SIZE=16\n"          # `export` written in the file: that one does
+    st = _settings(read_texts({"run.sh": plain, "train.py": ARGPARSE_PROGRAM, "config.env": marked}))
+    assert st["model_name_or_path"] == "Qwen/Qwen2.5-3B" and str(st["per_device_train_batch_size"]) == "4"

@@ -1244,10 +1244,10 @@ def _read_script(job: Job, text: str, p: str, arrays: dict | None = None,
     `arrays`: the bash arrays the job's other scripts define (a sourced ``models/<model>.sh``); `inherited`: the
     variables the command of another file that runs this script sets (_caller_env)."""
     task = shell.task_commands(text)
-    src, notes = env_reads.sourced(text, job.files, inherited, task)
-    if src:         # `source x.env`: its variables set in the script (over the caller's), the script's own win
-        job.notes += notes
-        job.script_flags.setdefault("__sourced_env__", {}).update(src)
+    src, notes, exported = env_reads.sourced(text, job.files, inherited, task)
+    if src:         # `source x.env`: its variables set in the script (over the caller's), the script's own win;
+        job.notes += notes      # the exported ones reach the program it starts
+        job.script_flags.setdefault("__sourced_env__", {}).update({k: v for k, v in src.items() if k in exported})
         inherited = {**(inherited or {}), **{k: v[0] for k, v in src.items()}}
     script = shell.parse_script(text, p, arrays, inherited)
     job.findings += script.findings

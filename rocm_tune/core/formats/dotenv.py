@@ -47,6 +47,7 @@ class Binding:
     value: str | None         # None: a bare KEY (no `=`)
     line: int                 # 1-based line of the key
     quote: str = ""           # "'" / '"' / "" as written
+    exported: bool = False    # written `export KEY=...` (bash puts it in the programs' environment when sourced)
 
 
 def _unescape(rx: re.Pattern, s: str) -> str:
@@ -75,7 +76,9 @@ def _value(text: str, pos: int) -> tuple[str, str, int]:
 
 def _binding(text: str, pos: int) -> tuple[Binding | None, int, bool]:
     """(binding or None, end, parsed) of the binding at pos (after leading whitespace)."""
+    start = pos
     pos = _EXPORT.match(text, pos).end()          # type: ignore[union-attr]
+    exported = pos > start
     if text[pos:pos + 1] == "#":
         return None, _REST.match(text, pos).end(), True     # type: ignore[union-attr]
     m = _SQ_KEY.match(text, pos) if text[pos:pos + 1] == "'" else _KEY.match(text, pos)
@@ -89,7 +92,7 @@ def _binding(text: str, pos: int) -> tuple[Binding | None, int, bool]:
     end = _EOL.match(text, pos)
     if end is None:
         raise ValueError("text after the value")
-    return Binding(key, value, 0, quote), end.end(), True
+    return Binding(key, value, 0, quote, exported), end.end(), True
 
 
 def parse(text: str) -> tuple[list[Binding], list[int]]:
@@ -110,7 +113,7 @@ def parse(text: str) -> tuple[list[Binding], list[int]]:
             pos = _REST.match(text, start).end()    # type: ignore[union-attr]
             continue
         if b is not None:
-            out.append(Binding(b.key, b.value, line, b.quote))
+            out.append(Binding(b.key, b.value, line, b.quote, b.exported))
     return out, bad
 
 

@@ -40,29 +40,53 @@ def _given(ref: str, envs: dict[str, str]) -> str | None:
     return next((p for p in envs if os.path.basename(p) == base), None) if base else None
 
 
+_ALLEXPORT = re.compile(r"\bset\s+([-+])(?:a\b|o\s+allexport\b)")
+
+
 def sourced(text: str, files: dict[str, str], environ: dict[str, str] | None = None,
-            numbered: list[tuple[int, str]] | None = None) -> tuple[dict[str, tuple[str, int, str]], list[str]]:
-    """The variables of the given dotenv files a shell script sources, in order: {KEY: (value, line, file)}, and
-    notes saying which. `numbered`: the script's lines with their line in the file (a YAML task's commands)."""
-    envs = dotenv_files(files)
+            numbered: list[tuple[int, str]] | None = None
+            ) -> tuple[dict[str, tuple[str, int, str]], list[str], set[str]]:
+    """The variables of the given dotenv files a shell script sources, in order: {KEY: (value, line, file)}, notes
+    saying which, and the keys exported to the programs the script starts (bash: a line written `export K=V`, a file
+    sourced under `set -a` / `set -o allexport`, `export $(cat F | xargs)`; the others are shell variables that only
+    the script's own `$K` reads). `numbered`: the script's lines with their line in the file (a YAML task's)."""
+    # a file of assignments only that the script sources is read alike whatever its name (`source config.sh`)
+    envs = {**{p: t for p, t in files.items() if _assignments_only(t)}, **dotenv_files(files)}
     out: dict[str, tuple[str, int, str]] = {}
+    exported: set[str] = set()
     notes: list[str] = []
     if not envs:
-        return out, notes
+        return out, notes, exported
     scope = dict(environ or {})
+    allexport = False
     for no, line in numbered or list(enumerate(text.splitlines(), 1)):
         if line.lstrip().startswith("#"):
             continue
-        for m in list(_SOURCE.finditer(line)) + list(_CAT.finditer(line)):
-            path = _given(m.group(1), envs)
+        events = sorted([(m.start(), "set", m.group(1)) for m in _ALLEXPORT.finditer(line)]
+                        + [(m.start(), "source", m.group(1)) for m in _SOURCE.finditer(line)]
+                        + [(m.start(), "export", m.group(1)) for m in _CAT.finditer(line)])
+        for _at, kind, arg in events:
+            if kind == "set":
+                allexport = arg == "-"
+                continue
+            path = _given(arg, envs)
             if path is None:
                 continue
+            marked = {b.key for b in dotenv.parse(envs[path])[0] if b.exported}
             for k, (v, ln) in dotenv.values(envs[path], {**scope, **{k: x[0] for k, x in out.items()}},
                                             override=True).items():
                 out[k] = (v, ln, path)
+                if allexport or kind == "export" or k in marked:
+                    exported.add(k)
             notes.append(f"{os.path.basename(path)}: sourced by line {no} ({line.strip()[:60]}): its variables are "
                          f"the script's")
-    return out, notes
+    return out, notes, exported
+
+
+def _assignments_only(text: str) -> bool:
+    bindings, bad = dotenv.parse(text)
+    return not bad and any(b.value is not None for b in bindings) and all(re.fullmatch(r"[A-Za-z_]\w*", b.key)
+                                                                          for b in bindings)
 
 
 def named_on(words: list[str], files: dict[str, str]) -> list[str]:
@@ -150,10 +174,10 @@ def program_environ(p: str, text: str, files: dict[str, str]) -> tuple[dict[str,
             script = launchers.parse_script(t, q)
         except Exception:       # noqa: BLE001 - a file that does not read as a script starts nothing here
             continue
-        src, _ = sourced(t, files, None, launchers.task_commands(t))
+        src, _, exported = sourced(t, files, None, launchers.task_commands(t))
         for c in script.commands:
             if any(os.path.basename(w) == base for w in c.argv):
-                launch = {**script.exports, **{k: v[0] for k, v in src.items()}, **c.env}
+                launch = {**script.exports, **{k: v[0] for k, v in src.items() if k in exported}, **c.env}
                 loaded += named_on(c.argv, files)
     for m in [*_LOAD_DOTENV.finditer(text), *_SETTINGS_ENV_FILE.finditer(text)]:
         path = _given(m.group(1) or ".env", envs) or (next(iter(envs)) if m.group(1) is None and len(envs) == 1
