@@ -788,6 +788,9 @@ def _env_settings(env: dict, notes: list[str]) -> dict[str, Setting]:
         out.update(st)
         notes += n
     notes += more
+    if out:
+        notes.append("the program itself is not given: a setting its environment does not set is counted at "
+                     "TrainingArguments' default (give the program to read its own defaults)")
     return out
 
 
