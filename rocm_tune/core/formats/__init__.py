@@ -16,7 +16,7 @@ from pathlib import Path
 
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.files import MAX_CONFIG_BYTES, check_lines, read_bytes
-from rocm_tune.core.formats import automodel, glm_finetune, litgpt, mlperf, olmo
+from rocm_tune.core.formats import automodel, dotenv, env_reads, glm_finetune, litgpt, mlperf, olmo
 from rocm_tune.core.runners import (
     accelerate,
     axolotl,
@@ -84,6 +84,8 @@ def detect(text: str, path: str = "config") -> str:
     | python | unknown."""
     if hostfile_hosts(text):
         return "hostfile"
+    if dotenv.is_dotenv(text, path):
+        return "dotenv"
     if notebook_code(text) is not None:
         return "notebook"
     if path.endswith(".toml") or re.search(r"^\[model\]\s*$", text, re.MULTILINE):
@@ -487,7 +489,31 @@ def _read_command(job: Job, cmd: shell.Command, file: str, script: shell.Script)
         job.notes += notes
         job.script_flags["style"] = "python"
         return
-    _read_program(job, runner, entry, prog, file)
+    _read_program(job, runner, entry, prog, file, _program_env(job, cmd, env, file))
+
+
+def _program_env(job: Job, cmd: shell.Command, env: dict[str, str], file: str) -> dict:
+    """The variables of the .env files the program loads (named on its command line) or the script sources, under
+    the launch line's and the script's own (env_reads.program_env): {KEY: (value, line, file)}; {} when none."""
+    named = env_reads.named_on(cmd.argv, job.files)
+    sourced = dict(job.script_flags.get("__sourced_env__") or {})
+    for ref in cmd.env_files:        # docker/uv --env-file: its variables are the program's environment too
+        path = next((q for q in job.files if os.path.basename(q) == os.path.basename(ref)), None)
+        if path is not None and {"docker", "podman"} & set(cmd.wrappers):   # docker's rules: quotes kept as written
+            sourced.update({k: (v, cmd.line, path) for k, v in shell.env_file_values(job.files[path]).items()})
+        elif path is not None:          # uv run --env-file: dotenv's rules
+            sourced.update({k: (v, ln, path) for k, (v, ln) in dotenv.values(job.files[path]).items()})
+    if not named and not sourced:
+        return {}
+    out = env_reads.program_env(named, job.files, env, file, cmd.line)
+    for k, v in sourced.items():      # a later assignment of the script (or the launch line) wins over the file
+        out.setdefault(k, v if env.get(k, v[0]) == v[0] else (env[k], cmd.line, file))
+    for k, v in cmd.env.items():
+        out.setdefault(k, (v, cmd.line, file))
+    if named:
+        job.notes.append(f"{file}:{cmd.line}: the program loads {', '.join(os.path.basename(p) for p in named)} "
+                         "into its environment (python-dotenv load_dotenv: the launch line's variables win)")
+    return out
 
 
 def _read_nanogpt_config(job: Job, text: str, p: str, texts: dict[str, str]) -> None:
@@ -680,8 +706,9 @@ def _positional_model(job: Job, words: list, file: str) -> None:
         return
 
 
-def _read_program(job: Job, runner: str, entry: str, words: list, file: str) -> None:
-    """The program's own arguments, read by its runner's module."""
+def _read_program(job: Job, runner: str, entry: str, words: list, file: str, env: dict | None = None) -> None:
+    """The program's own arguments, read by its runner's module; `env`: the variables of the .env files it loads
+    (_program_env), read as its arguments by name where the program itself is not given (its flags win)."""
     if runner == "axolotl":
         for t in [t for t in words if not t.text.startswith("-")][:1]:
             if t.text.endswith((".yaml", ".yml")):
@@ -740,6 +767,8 @@ def _read_program(job: Job, runner: str, entry: str, words: list, file: str) -> 
                 job.ds = deepspeed_json.read(ds, "", None)
             hf_args.read_qlora_program(entry, flags, st, file, notes, job.settings)
             hf_args.read_pretrain_main(entry, flags, st, file, notes)
+            if env and not any(os.path.basename(q) == os.path.basename(entry.split()[-1]) for q in job.files):
+                st = {**_env_settings(env, notes), **st}
         job.settings.update(st)
         job.notes += notes
         job.script_flags["style"] = "hf"
@@ -747,6 +776,22 @@ def _read_program(job: Job, runner: str, entry: str, words: list, file: str) -> 
             _positional_model(job, words, file)
         if entry.startswith("trl "):
             _read_trl_cli(job, entry.split()[1], flags, file)
+
+
+def _env_settings(env: dict, notes: list[str]) -> dict[str, Setting]:
+    """The settings the .env variables of a program not given say, read as its flags (env_reads.as_flags)."""
+    by_file, more = env_reads.as_flags(env)
+    out: dict[str, Setting] = {}
+    for f, flags in by_file.items():
+        st, n = hf_args.read_flags(flags, f)
+        st.pop(hf_args.CMD_COUNTS, None)
+        out.update(st)
+        notes += n
+    notes += more
+    if out:
+        notes.append("the program itself is not given: a setting its environment does not set is counted at "
+                     "TrainingArguments' default (give the program to read its own defaults)")
+    return out
 
 
 def _read_rl_program(job: Job, entry: str, words: list, file: str) -> None:
@@ -1201,6 +1246,12 @@ def _read_script(job: Job, text: str, p: str, arrays: dict | None = None,
     """A launch script: its findings, the training command (a second one is noted or warned), #SBATCH sizes.
     `arrays`: the bash arrays the job's other scripts define (a sourced ``models/<model>.sh``); `inherited`: the
     variables the command of another file that runs this script sets (_caller_env)."""
+    task = shell.task_commands(text)
+    src, notes, exported = env_reads.sourced(text, job.files, inherited, task)
+    if src:         # `source x.env`: its variables set in the script (over the caller's), the script's own win;
+        job.notes += notes      # the exported ones reach the program it starts
+        job.script_flags.setdefault("__sourced_env__", {}).update({k: v for k, v in src.items() if k in exported})
+        inherited = {**(inherited or {}), **{k: v[0] for k, v in src.items()}}
     script = shell.parse_script(text, p, arrays, inherited)
     job.findings += script.findings
     for line, raw, value in dict.fromkeys(script.computed):
@@ -1335,7 +1386,14 @@ def _read_python_file(job: Job, text: str, p: str, texts: dict[str, str]) -> Non
     # under every other setting, used by build_config where nothing else sets them
     job.settings = {**hf_args.program_bounds(text, p), **job.settings}
     lib = hf_args.python_program(text)
-    read = hf_args.read_python(text, p, _program_configs(texts, p))
+    environ, env_notes = env_reads.program_environ(p, text, texts)
+    token = values.ENVIRON.set(environ)
+    try:
+        read = hf_args.read_python(text, p, _program_configs(texts, p))
+    finally:
+        values.ENVIRON.reset(token)
+    if read is not None and environ:
+        read[1].extend(env_notes)
     if read is not None and lib:
         # a library whose kernels only save memory (Unsloth): estimated as the plain HF program it patches, an
         # upper bound: "fits" holds; over the card, its savings decide (check says unknown)
@@ -1569,7 +1627,7 @@ def read_texts(texts: dict[str, str]) -> Job:
     _apply_swift_config(job, texts)
     if found["torchtitan"] or "torchtitan" in job.script_flags:
         _apply_torchtitan(job, texts, found["torchtitan"])
-    if all(f in ("unknown", "dataset-info", "rocm-tune-plan", "hostfile") for f in job.formats.values()):
+    if all(f in ("unknown", "dataset-info", "rocm-tune-plan", "hostfile", "dotenv") for f in job.formats.values()):
         if not any(JAX_PROGRAM.search(t) for t in texts.values()):
             raise UserError(f"{paths[0]}: nothing in it is a training config (LLaMA-Factory YAML, DeepSpeed JSON, "
                         f"accelerate config or launch script)")
@@ -1696,6 +1754,8 @@ def _read_each(job: Job, texts: dict[str, str]) -> dict[str, list]:
             _read_script(job, text, p, arrays, _caller_env(p, texts, job.notes))
         elif fmt == "textgen-lora":
             found["textgen"].append(p)
+        elif fmt == "dotenv":
+            pass                       # read by the script that sources it / the program that loads it (env_reads)
         elif fmt in ("dataset-info", "hostfile"):
             pass                       # read by check's dataset finding / by the deepspeed --hostfile below
         elif fmt == "rocm-tune-plan":

@@ -987,7 +987,17 @@ def _eval_outputs_call(name: str, c, kws: dict, owner: str, put) -> None:
 
 
 def _trainer_call(name: str, c, kws: dict, put, out: dict, notes: list[str]) -> None:
-    """The sequence length a (SFT)Trainer call sets or TRL's default."""
+    """The sequence length a (SFT)Trainer call sets or TRL's default; the model a TRL trainer loads itself from the
+    id it is given (`SFTTrainer(model="Qwen/Qwen2.5-0.5B", ...)`: trl sft_trainer.py / dpo_trainer.py / grpo_trainer.py
+    `model: str | PreTrainedModel`, a string is loaded with from_pretrained)."""
+    if (name == "SFTTrainer" or name in TRL_STAGES) and name.endswith("Trainer") and "model_name_or_path" not in out:
+        ref, line = kws.get("model", (None, c.lineno))
+        if ref is None and c.args:
+            import ast
+            ref, line = (c.args[0].value, c.args[0].lineno) if isinstance(c.args[0], ast.Constant) else (None, 0)
+        if isinstance(ref, str) and ref.strip() and ("/" in ref or names_a_model(ref)):
+            put("model_name_or_path", ref, f"{name}(model=)", line)
+            notes.append(f"line {line}: {name} loads the model {ref!r} itself (TRL: model given as an id)")
     if name in ("SFTTrainer", "Trainer") and "max_seq_length" in kws and kws["max_seq_length"][0] is not None:
         put("cutoff_len", kws["max_seq_length"][0], "max_seq_length", kws["max_seq_length"][1])
         notes.append("SFTTrainer max_seq_length read as the sequence length (cutoff_len)")

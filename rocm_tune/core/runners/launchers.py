@@ -358,7 +358,7 @@ def _yaml_task_commands(text: str) -> list[tuple[int, str]] | None:
     """A task file that lists shell commands in YAML (dstack's ``commands:`` with ``env:``; a plain
     multi-line command there is one YAML scalar, its lines joined by spaces): [(line in the file, shell line)],
     the env entries first as exports. None for anything else."""
-    if not re.search(r"^commands\s*:", text, re.M):
+    if not re.search(r"^(?:commands|services|jobs)\s*:", text, re.M):
         return None
     try:
         import yaml
@@ -366,6 +366,10 @@ def _yaml_task_commands(text: str) -> list[tuple[int, str]] | None:
         data = yaml.safe_load(text)
     except Exception:             # noqa: BLE001 - not YAML: a shell script after all
         return None
+    if isinstance(data, dict) and isinstance(data.get("services"), dict) and "commands" not in data:
+        return _compose_commands(data["services"], text.splitlines())
+    if isinstance(data, dict) and isinstance(data.get("jobs"), dict) and "commands" not in data:
+        return _workflow_commands(data, text.splitlines())
     cmds = data.get("commands") if isinstance(data, dict) else None
     if not isinstance(cmds, list) or not all(isinstance(c, str) for c in cmds):
         return None
@@ -381,6 +385,101 @@ def _yaml_task_commands(text: str) -> list[tuple[int, str]] | None:
     out = [(line_of(e), "export " + shlex.quote(e)) for e in items]
     out += [(line_of(c), " ".join(c.split("\n"))) for c in cmds]
     return out
+
+
+# words that make a compose service's command the training (the others: a database, a notebook server, tensorboard)
+_TRAINING_WORDS = re.compile(r"\b(?:python3?|torchrun|accelerate|deepspeed|llamafactory-cli|swift|axolotl|tune|trl|"
+                             r"megatron|litgpt|autotrain)\b")
+
+
+def _compose_words(v) -> str | None:
+    """A compose `command:` / `entrypoint:` as a shell line: a string as written (compose splits it shell-like),
+    a list (exec form) quoted word by word."""
+    if isinstance(v, str):
+        return v
+    if isinstance(v, list) and all(isinstance(w, (str, int, float)) for w in v):
+        return shlex.join(str(w) for w in v)
+    return None
+
+
+def _compose_commands(services: dict, raw: list[str]) -> list[tuple[int, str]] | None:
+    """A docker compose file (compose-spec 05-services.md): the service that runs the training, as [(line, shell
+    line)]: its `env_file:` files sourced in order (a later file wins), then its `environment:` (which wins over
+    env_file: Docker docs "Environment variables precedence"), then `entrypoint` + `command`."""
+    def line_of(s: str) -> int:
+        first = " ".join(str(s).split()[:2])
+        return next((i for i, t in enumerate(raw, 1) if first and first in t), 1)
+
+    runs = [(name, svc) for name, svc in services.items() if isinstance(svc, dict)
+            and (_compose_words(svc.get("command")) or _compose_words(svc.get("entrypoint")))]
+    name, svc = next(((n, v) for n, v in runs if _TRAINING_WORDS.search(
+        f"{_compose_words(v.get('entrypoint')) or ''} {_compose_words(v.get('command')) or ''}")), (None, None))
+    if svc is None:
+        return None
+    out: list[tuple[int, str]] = []
+    files = svc.get("env_file")
+    for f in files if isinstance(files, list) else [files] if files else []:
+        path = f.get("path") if isinstance(f, dict) else f
+        if isinstance(path, str):
+            out.append((line_of(path), f"set -a; . {shlex.quote(path)}; set +a"))
+    env = svc.get("environment")
+    items = [f"{k}={v}" for k, v in env.items() if v is not None] if isinstance(env, dict) else \
+        [e for e in env if isinstance(e, str) and "=" in e] if isinstance(env, list) else []
+    out += [(line_of(e.split("=", 1)[0]), "export " + shlex.quote(e)) for e in items]
+    words = " ".join(w for w in (_compose_words(svc.get("entrypoint")), _compose_words(svc.get("command"))) if w)
+    cmd = svc.get("command") if svc.get("command") is not None else svc.get("entrypoint")
+    out.append((line_of(str(cmd[0] if isinstance(cmd, list) and cmd else cmd)), " ".join(words.split("\n"))))
+    return out
+
+
+def _env_exports(env, line_of) -> list[tuple[int, str]]:
+    items = [f"{k}={v}" for k, v in env.items() if v is not None] if isinstance(env, dict) else []
+    return [(line_of(e.split("=", 1)[0] + ":"), "export " + shlex.quote(e)) for e in items]
+
+
+def _run_block(block: str, raw: list[str], after: int) -> list[tuple[int, str]]:
+    """A step's `run: |` script as its shell lines at their lines in the file (a `\\` line joined to the next)."""
+    out: list[tuple[int, str]] = []
+    first = next((ln for ln in block.splitlines() if ln.strip()), "")
+    at = next((i for i in range(after, len(raw) + 1) if first and first.strip() in raw[i - 1]), after)
+    pending: tuple[int, str] | None = None
+    for k, ln in enumerate(block.splitlines()):
+        no = at + k
+        if pending is not None:
+            pending = (pending[0], pending[1][:-1] + " " + ln.strip())
+        else:
+            pending = (no, ln.strip())
+        if not pending[1].endswith("\\"):
+            if pending[1]:
+                out.append(pending)
+            pending = None
+    if pending is not None and pending[1]:
+        out.append((pending[0], pending[1].rstrip("\\")))
+    return out
+
+
+def _workflow_commands(data: dict, raw: list[str]) -> list[tuple[int, str]] | None:
+    """A GitHub Actions workflow (docs "Workflow syntax": `env` at the workflow, the job and the step, the more
+    specific winning; a step's `run` is a bash script): the job whose steps run the training, as [(line, shell
+    line)]: the workflow's and the job's env exported, then each run step (its own env exported before it)."""
+    def line_of(s: str) -> int:
+        return next((i for i, t in enumerate(raw, 1) if s and s in t), 1)
+
+    for job in (j for j in data["jobs"].values() if isinstance(j, dict) and isinstance(j.get("steps"), list)):
+        runs = [st for st in job["steps"] if isinstance(st, dict) and isinstance(st.get("run"), str)]
+        if not any(_TRAINING_WORDS.search(st["run"]) for st in runs):
+            continue
+        out = _env_exports(data.get("env"), line_of) + _env_exports(job.get("env"), line_of)
+        for st in runs:
+            out += _env_exports(st.get("env"), line_of)
+            out += _run_block(st["run"], raw, max([n for n, _ in out] + [1]))
+        return out
+    return None
+
+
+def task_commands(text: str) -> list[tuple[int, str]] | None:
+    """The shell lines a YAML task file (dstack `commands:`, docker compose `services:`) runs, else None."""
+    return _yaml_task_commands(text)
 
 
 def _early_assignments(lines: list[str], inherited: dict[str, str] | None) -> dict[str, str]:
@@ -411,7 +510,7 @@ def parse_script(text: str, file: str, arrays: dict[str, list[Token]] | None = N
     variables its `${MBS:-8}` reads."""
     task = _yaml_task_commands(text)
     if task is not None:
-        return _parse_task(task, file)
+        return _parse_task(task, file, inherited)
     lines, own = _arrays(text.splitlines(), _early_assignments(text.splitlines(), inherited))
     arrays = {**(arrays or {}), **own}
     exports = dict(inherited or {})
@@ -762,9 +861,9 @@ def _split_outside_substitutions(value: str) -> list[str]:
     return [w.replace(_HIDDEN_SPACE, " ") for w in re.split(r"[ \t\r\n]+", value) if w]
 
 
-def _parse_task(task: list[tuple[int, str]], file: str) -> Script:
+def _parse_task(task: list[tuple[int, str]], file: str, inherited: dict[str, str] | None = None) -> Script:
     """The commands of a YAML task file (`_yaml_task_commands`), each line parsed as a script of its own."""
-    script = Script(commands=[], exports={}, sbatch={}, findings=[])
+    script = Script(commands=[], exports=dict(inherited or {}), sbatch={}, findings=[])
     for no, line in task:
         one = parse_script(line, file)
         for c in one.commands:

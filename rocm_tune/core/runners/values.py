@@ -11,10 +11,14 @@ import ast
 import math
 import re
 from collections.abc import Callable
+from contextvars import ContextVar
 from typing import Any
 
 from rocm_tune.profiles.value_forms import VALUE_FORMS
 
+# the environment the program being read starts with (core/formats/env_reads.program_environ: the .env files it
+# loads, the variables its launch line sets): os.getenv / os.environ reads resolve against it; empty: the default
+ENVIRON: ContextVar[dict[str, str] | None] = ContextVar("ENVIRON", default=None)
 _LIMIT = 1 << 63            # bash arithmetic is 64-bit; beyond it (or a huge power) the value is not computed
 _FORMS = tuple((name, re.compile(rx), what) for name, rx, what in VALUE_FORMS)
 
@@ -255,9 +259,14 @@ def _call(node: ast.Call, names: dict):
         text = _fill_fields(func.value.value, {k: v for k, v in kw.items() if v is not None},
                             [py_value(a, names) for a in node.args], missed)
         return None if missed else text
-    if isinstance(func, ast.Attribute) and name in ("getenv", "get") and len(node.args) == 2 \
+    if isinstance(func, ast.Attribute) and name in ("getenv", "get") and 1 <= len(node.args) <= 2 \
             and call_name(func.value) in ("os", "environ"):
-        return py_value(node.args[1], names)          # the environment may set it; the program's default is read
+        key = py_value(node.args[0], names)
+        env = ENVIRON.get() or {}
+        if isinstance(key, str) and key in env:       # the .env file / launch line the program starts with sets it
+            return env[key]
+        # the environment may set it; the program's default is read
+        return py_value(node.args[1], names) if len(node.args) == 2 else None
     if isinstance(func, ast.Attribute) and name == "join" and call_name(func.value) == "path" and node.args:
         return _joined_path([py_value(a, names) for a in node.args])
     if node.keywords or not node.args:
@@ -308,6 +317,9 @@ def py_value(node, names: dict | None = None):
         return None if any(p is None for p in parts) else "".join(p for p in parts if p is not None)
     if isinstance(node, ast.Call):
         return _call(node, names)
+    if isinstance(node, ast.Subscript) and call_name(node.value) == "environ":     # os.environ["X"]
+        key = py_value(node.slice, names)
+        return (ENVIRON.get() or {}).get(key) if isinstance(key, str) else None
     if isinstance(node, ast.Subscript):               # a loaded config's `cfg["model"]["name"]`
         base, key = py_value(node.value, names), py_value(node.slice, names)
         return base.get(key) if isinstance(base, dict) and isinstance(key, (str, int)) else None
@@ -380,11 +392,56 @@ def _argparse_defaults(tree, names: dict) -> None:
                     names[f"{obj}.{dest}"] = v
 
 
+_PYDANTIC_BOOL = {"1": True, "true": True, "t": True, "yes": True, "y": True, "on": True,
+                  "0": False, "false": False, "f": False, "no": False, "n": False, "off": False}
+
+
+def _env_prefix(cls: ast.ClassDef) -> str:
+    """pydantic-settings' env_prefix: `model_config = SettingsConfigDict(env_prefix="X_")` (v2) or an inner
+    `class Config: env_prefix = "X_"` (v1); "" when none."""
+    for st in cls.body:
+        if isinstance(st, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "model_config" for t in st.targets) \
+                and isinstance(st.value, ast.Call):
+            got = next((py_value(k.value) for k in st.value.keywords if k.arg == "env_prefix"), None)
+            return got if isinstance(got, str) else ""
+        if isinstance(st, ast.ClassDef) and st.name == "Config":
+            for a in st.body:
+                if isinstance(a, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "env_prefix" for t in a.targets):
+                    got = py_value(a.value)
+                    return got if isinstance(got, str) else ""
+    return ""
+
+
+def _settings_env(cls: ast.ClassDef, names: dict) -> None:
+    """A pydantic-settings BaseSettings class: each field read from the environment the program starts with
+    (ENVIRON) as `<env_prefix><field>`, case-insensitively (pydantic-settings' default case_sensitive=False), the
+    value converted by the field's annotation (int, float, bool as pydantic parses "true"/"1"/"yes"/"on" ...)."""
+    env = ENVIRON.get()
+    if not env or not any(call_name(b) == "BaseSettings" for b in cls.bases):
+        return
+    upper = {k.upper(): v for k, v in env.items()}
+    prefix = _env_prefix(cls).upper()
+    for st in cls.body:
+        if not (isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name)):
+            continue
+        raw = upper.get(prefix + st.target.id.upper())
+        if raw is None:
+            continue
+        kind = call_name(st.annotation) if isinstance(st.annotation, (ast.Name, ast.Attribute)) else ""
+        try:
+            v: Any = int(raw) if kind == "int" else float(raw) if kind == "float" else \
+                _PYDANTIC_BOOL.get(raw.strip().lower(), raw) if kind == "bool" else raw
+        except ValueError:
+            v = raw
+        names.setdefault(f"*.{st.target.id}", v)
+
+
 def _declared_defaults(tree, names: dict) -> None:
     """HfArgumentParser dataclass fields (`model_name: str = field(default="...")`: `*.<field>`) and function
     parameter defaults (`def load_model(model_name="Qwen/Qwen2.5-72B")`: `model_name`); the first one stands."""
     for n in ast.walk(tree):
         if isinstance(n, ast.ClassDef):
+            _settings_env(n, names)
             for st in n.body:
                 if isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name) and st.value is not None:
                     val: ast.expr | None = st.value
