@@ -1545,6 +1545,20 @@ def read_fp32_program(entry: str, flags: dict[str, tuple[str, int]], out: dict[s
                  f"precision")
 
 
+def read_vocab_program(entry: str, flags: dict[str, tuple[str, int]], out: dict[str, Setting], file: str) -> None:
+    """A program of profiles/vocab_programs.py (Chinese-LLaMA-Alpaca's run_clm_*_with_peft.py), known by its file name
+    and its tokenizer flag: it resizes the model's vocabulary to its tokenizer's; the size depends on the base, so the
+    program's name is kept (``__vocab_program__``) and check applies it to the model it resolves."""
+    from rocm_tune.profiles.vocab_programs import RESIZING_PROGRAMS
+
+    name = os.path.basename(entry.split()[-1]).strip("'\"") if entry else ""
+    prog = RESIZING_PROGRAMS.get(name)
+    f = {k.replace("-", "_"): v for k, v in flags.items()}
+    if prog is None or prog[0] not in f:
+        return
+    out["__vocab_program__"] = Setting("__vocab_program__", name, file, f[prog[0]][1], prog[0], "assumed")
+
+
 def read_qlora_program(entry: str, flags: dict[str, tuple[str, int]], out: dict[str, Setting], file: str,
                        notes: list[str], before: dict | None = None) -> None:
     """A QLoRA program of profiles/qlora_programs.py: its gradient checkpointing (PEFT's prepare_model_for_kbit_training
