@@ -1,0 +1,200 @@
+"""Terms check under-counted (helper c-under7, issue 26). Programs that resize the model's vocabulary to their own
+tokenizer before training: ymcui/Chinese-LLaMA-Alpaca(-2)'s run_clm_sft_with_peft.py / run_clm_pt_with_peft.py require
+a 49953/49954-token (LLaMA) or 55296-token (Llama-2) tokenizer and call model.resize_token_embeddings(len(tokenizer)),
+so embed_tokens and lm_head (trained whole under their --modules_to_save) are tokenizer-sized. The scripts are the
+repositories' own scripts/training/run_sft.sh / run_pt.sh with their placeholders filled in; none is a corpus case."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from rocm_tune.cli import main
+
+# ymcui/Chinese-LLaMA-Alpaca-2 scripts/training/ds_zero2_no_offload.json (the file run_sft.sh names)
+DS_ZERO2 = """{
+    "fp16": {"enabled": "auto", "loss_scale": 0, "loss_scale_window": 100, "initial_scale_power": 16,
+             "hysteresis": 2, "min_loss_scale": 1e-10},
+    "zero_optimization": {"stage": 2, "allgather_partitions": true, "allgather_bucket_size": 1e8,
+                          "overlap_comm": true, "reduce_scatter": true, "reduce_bucket_size": 1e8,
+                          "contiguous_gradients": true},
+    "gradient_accumulation_steps": "auto", "gradient_clipping": "auto", "steps_per_print": 2000,
+    "train_batch_size": "auto", "train_micro_batch_size_per_gpu": "auto", "wall_clock_breakdown": false
+}
+"""
+
+# ymcui/Chinese-LLaMA-Alpaca-2 scripts/training/run_sft.sh
+SFT2 = """lr=1e-4
+lora_rank=64
+lora_alpha=128
+lora_trainable="q_proj,v_proj,k_proj,o_proj,gate_proj,down_proj,up_proj"
+modules_to_save="embed_tokens,lm_head"
+lora_dropout=0.05
+
+pretrained_model={model}
+chinese_tokenizer_path=path/to/chinese-llama-2/tokenizer/dir
+dataset_dir=path/to/sft/data/dir
+per_device_train_batch_size=1
+per_device_eval_batch_size=1
+gradient_accumulation_steps=8
+max_seq_length=512
+output_dir=output_dir
+validation_file=validation_file_name
+
+deepspeed_config_file=ds_zero2_no_offload.json
+
+torchrun --nnodes 1 --nproc_per_node 1 {program} \\
+    --deepspeed ${{deepspeed_config_file}} \\
+    --model_name_or_path ${{pretrained_model}} \\
+{tokenizer}    --dataset_dir ${{dataset_dir}} \\
+    --per_device_train_batch_size ${{per_device_train_batch_size}} \\
+    --per_device_eval_batch_size ${{per_device_eval_batch_size}} \\
+    --do_train \\
+    --do_eval \\
+    --seed $RANDOM \\
+    --fp16 \\
+    --num_train_epochs 1 \\
+    --lr_scheduler_type cosine \\
+    --learning_rate ${{lr}} \\
+    --warmup_ratio 0.03 \\
+    --weight_decay 0 \\
+    --logging_strategy steps \\
+    --logging_steps 10 \\
+    --save_strategy steps \\
+    --save_total_limit 3 \\
+    --evaluation_strategy steps \\
+    --eval_steps 100 \\
+    --save_steps 200 \\
+    --gradient_accumulation_steps ${{gradient_accumulation_steps}} \\
+    --preprocessing_num_workers 8 \\
+    --max_seq_length ${{max_seq_length}} \\
+    --output_dir ${{output_dir}} \\
+    --overwrite_output_dir \\
+    --ddp_timeout 30000 \\
+    --logging_first_step True \\
+    --lora_rank ${{lora_rank}} \\
+    --lora_alpha ${{lora_alpha}} \\
+    --trainable ${{lora_trainable}} \\
+    --lora_dropout ${{lora_dropout}} \\
+    --modules_to_save ${{modules_to_save}} \\
+    --torch_dtype float16 \\
+    --validation_file ${{validation_file}} \\
+    --load_in_kbits 16 \\
+    --save_safetensors False \\
+    --gradient_checkpointing \\
+    --ddp_find_unused_parameters False
+"""
+TOKENIZER = "    --tokenizer_name_or_path ${chinese_tokenizer_path} \\\n"
+
+# ymcui/Chinese-LLaMA-Alpaca scripts/training/run_pt.sh (LLaMA-1 base, block_size 512)
+PT1 = """lr=2e-4
+lora_rank=8
+lora_alpha=32
+lora_trainable="q_proj,v_proj,k_proj,o_proj,gate_proj,down_proj,up_proj"
+modules_to_save="embed_tokens,lm_head"
+lora_dropout=0.05
+
+pretrained_model=huggyllama/llama-7b
+chinese_tokenizer_path=path/to/chinese/llama/tokenizer/dir
+dataset_dir=path/to/pt/data/dir
+data_cache=temp_data_cache_dir
+per_device_train_batch_size=1
+per_device_eval_batch_size=1
+gradient_accumulation_steps=8
+output_dir=output_dir
+
+deepspeed_config_file=ds_zero2_no_offload.json
+
+torchrun --nnodes 1 --nproc_per_node 1 run_clm_pt_with_peft.py \\
+    --deepspeed ${deepspeed_config_file} \\
+    --model_name_or_path ${pretrained_model} \\
+    --tokenizer_name_or_path ${chinese_tokenizer_path} \\
+    --dataset_dir ${dataset_dir} \\
+    --data_cache_dir ${data_cache} \\
+    --validation_split_percentage 0.001 \\
+    --per_device_train_batch_size ${per_device_train_batch_size} \\
+    --per_device_eval_batch_size ${per_device_eval_batch_size} \\
+    --do_train \\
+    --seed $RANDOM \\
+    --fp16 \\
+    --num_train_epochs 1 \\
+    --lr_scheduler_type cosine \\
+    --learning_rate ${lr} \\
+    --warmup_ratio 0.05 \\
+    --weight_decay 0.01 \\
+    --logging_strategy steps \\
+    --logging_steps 10 \\
+    --save_strategy steps \\
+    --save_total_limit 3 \\
+    --save_steps 200 \\
+    --gradient_accumulation_steps ${gradient_accumulation_steps} \\
+    --preprocessing_num_workers 8 \\
+    --block_size 512 \\
+    --output_dir ${output_dir} \\
+    --overwrite_output_dir \\
+    --ddp_timeout 30000 \\
+    --logging_first_step True \\
+    --lora_rank ${lora_rank} \\
+    --lora_alpha ${lora_alpha} \\
+    --trainable ${lora_trainable} \\
+    --modules_to_save ${modules_to_save} \\
+    --lora_dropout ${lora_dropout} \\
+    --torch_dtype float16 \\
+    --gradient_checkpointing \\
+    --ddp_find_unused_parameters False
+"""
+
+
+def _check(tmp_path: Path, capsys, text: str, *args: str) -> dict:
+    (tmp_path / "run.sh").write_text(text)
+    (tmp_path / "ds_zero2_no_offload.json").write_text(DS_ZERO2)
+    rc = main(["check", str(tmp_path / "run.sh"), str(tmp_path / "ds_zero2_no_offload.json"), *args, "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert rc in (0, 1), out
+    return out
+
+
+def _resized(out: dict) -> str | None:
+    return next((n for n in out["notes"] if "the vocabulary is resized from" in n), None)
+
+
+def _sft2(model: str, tokenizer: bool = True, program: str = "run_clm_sft_with_peft.py") -> str:
+    return SFT2.format(model=model, program=program, tokenizer=TOKENIZER if tokenizer else "")
+
+
+def test_chinese_llama2_sft_resizes_llama2_to_55296_and_no_longer_fits(tmp_path, capsys):
+    out = _check(tmp_path, capsys, _sft2("meta-llama/Llama-2-7b-hf"), "--vram-gib", "27")
+    note = _resized(out)
+    assert note is not None and "from 32000 to its tokenizer's 55296" in note
+    # modules_to_save trains the resized embed_tokens and lm_head whole: 2 x 55296 x 4096 = 453M parameters
+    assert any("PEFT trains a full copy beside the frozen original (453M" in n for n in out["notes"])
+    assert out["verdict"] == "oom"
+    # the same script without the Chinese tokenizer (the program's own check would refuse it): 32000 x 4096, fits
+    base = _check(tmp_path, capsys, _sft2("meta-llama/Llama-2-7b-hf", tokenizer=False), "--vram-gib", "27")
+    assert _resized(base) is None and base["verdict"] == "fits"
+    grown = out["memory"]["step"]["peak_allocated_bytes"] - base["memory"]["step"]["peak_allocated_bytes"]
+    # 2 x 23296 x 4096 more trainable elements (16-bit weight + gradient, fp32 master + two moments) and their frozen
+    # originals: well over 3 GiB
+    assert grown > 3 * 2**30
+
+
+def test_chinese_llama_sft_on_llama1_resizes_to_49954(tmp_path, capsys):
+    out = _check(tmp_path, capsys, _sft2("huggyllama/llama-7b"), "--vram-gib", "24")
+    assert "from 32000 to its tokenizer's 49954" in (_resized(out) or "")
+
+
+def test_chinese_llama_pt_on_llama1_resizes_to_49953(tmp_path, capsys):
+    out = _check(tmp_path, capsys, PT1, "--vram-gib", "24")
+    assert "run_clm_pt_with_peft.py" in (_resized(out) or "") and "49953" in (_resized(out) or "")
+    assert out["understood"]["cutoff_len"] == 512
+
+
+def test_a_base_with_its_own_vocabulary_is_left_as_it_is(tmp_path, capsys):
+    """Llama-3 (Chinese-LLaMA-Alpaca-3 keeps its 128256 tokens): only LLaMA's 32000 is resized."""
+    out = _check(tmp_path, capsys, _sft2("meta-llama/Meta-Llama-3-8B"), "--vram-gib", "48")
+    assert _resized(out) is None
+
+
+def test_another_program_with_a_tokenizer_flag_is_not_resized(tmp_path, capsys):
+    out = _check(tmp_path, capsys, _sft2("meta-llama/Llama-2-7b-hf", program="run_clm.py"), "--vram-gib", "27")
+    assert _resized(out) is None
