@@ -177,9 +177,22 @@ def _as_run(job: formats.Job, model, cfg: TrainConfig, gpu, assumptions: list[st
     SDPA's attention kernel on this card, the vision tower's setup; (config, SDPA's note or None)."""
     cfg = _quantized_base(model, cfg, job.notes, gpu)
     cfg = _megatron_attention(job, cfg, gpu, assumptions)
+    cfg = _attention_span(job, cfg)
     cfg, vision_assumed = _vision_setup(job, model, cfg)
     assumptions += vision_assumed
     return _sdpa_math(model, cfg, gpu, _auto_half(job, gpu))
+
+
+def _attention_span(job: formats.Job, cfg: TrainConfig) -> TrainConfig:
+    """An eager attention that materialises each token's scores over a fraction of the sequence only (LongQLoRA's
+    S2-Attn without flash: groups of 1/4, profiles/qlora_programs.py): the eager scores' bytes per token scaled by it
+    (the kept fp32 softmax and its 16-bit copy; the softmax backward's fp32 gradient)."""
+    span = job.get("__attn_span__")
+    if cfg.attn != "eager" or not isinstance(span, float) or not 0 < span < 1 or cfg.scores_bytes is not None:
+        return cfg
+    compute = 2 if cfg.precision in ("bf16", "fp16") else 4
+    fwd, bwd = (4 + compute, 8 - compute) if compute == 2 else (4, 8)
+    return replace(cfg, scores_bytes=(fwd * span, bwd * span))
 
 
 def _auto_half(job: formats.Job, gpu) -> str | None:

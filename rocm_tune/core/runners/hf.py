@@ -1316,6 +1316,7 @@ def read_recipe(data: dict, lines: dict[str, int], file: str, entry: str = "") -
     if stage:
         out["stage"] = Setting("stage", stage, file, None, "recipe keys" if "grpo" not in name and "dpo" not in name
                                else os.path.basename(entry), "yaml")
+    _longqlora_recipe(data, lines, out, file, notes)
     if "finetuning_type" not in out:
         lora = as_bool(data.get("use_peft"))
         out["finetuning_type"] = Setting("finetuning_type", "lora" if lora else "full", file,
@@ -1323,6 +1324,34 @@ def read_recipe(data: dict, lines: dict[str, int], file: str, entry: str = "") -
     notes.append(f"{file}: an HfArgumentParser recipe (model and TrainingArguments keys) read as the program's "
                  f"arguments" + (f"; a {stage.upper()} run" if stage else ""))
     return out, notes
+
+
+def _longqlora_recipe(data: dict, lines: dict[str, int], out: dict[str, Setting], file: str,
+                      notes: list[str]) -> None:
+    """LongQLoRA's train.py recipe (profiles/qlora_programs.py LONGQLORA_*): known by its required arguments, keys
+    only of its own dataclass and TrainingArguments; what its source does whatever the YAML says, each said."""
+    from rocm_tune.profiles import qlora_programs as q
+    from rocm_tune.profiles.fp32_programs import TRAINING_ARGUMENTS_MORE
+    from rocm_tune.profiles.runner_args import TRAINING_ARGUMENTS_FIELDS
+
+    keys = {str(k) for k in data}
+    if not all(k in keys for k in q.LONGQLORA_REQUIRED) \
+            or not keys <= q.LONGQLORA_OWN | TRAINING_ARGUMENTS_FIELDS | TRAINING_ARGUMENTS_MORE:
+        return
+    line = lines.get("sft")
+    rank = as_int(data.get("lora_rank")) or q.LONGQLORA_DEFAULT_RANK
+    flash = as_bool(data.get("use_flash_attn")) is True
+    fixed = {"finetuning_type": "lora", "quantization_bit": 4, "lora_rank": rank,
+             "lora_target": str(data.get("target_modules") or "all"),
+             "flash_attn": "fa2" if flash else "eager"}
+    for k, v in fixed.items():
+        out[k] = Setting(k, v, file, lines.get(k, line), "LongQLoRA train.py", "assumed")
+    if not flash:
+        out["__attn_span__"] = Setting("__attn_span__", q.LONGQLORA_GROUP_RATIO, file, line, "use_flash_attn",
+                                       "assumed")
+    notes.append(f"{file}: LongQLoRA's train.py recipe: QLoRA 4-bit, LoRA r{rank} on "
+                 f"{fixed['lora_target']} linears" + ("" if flash else ", attention in eager S2-Attn over groups of "
+                 "1/4 of the sequence (no use_flash_attn)") + f" ({q.LONGQLORA_SOURCE})")
 
 
 # ------------------------------------------------------------------------------ llama-recipes / llama-cookbook
