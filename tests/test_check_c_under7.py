@@ -198,3 +198,95 @@ def test_a_base_with_its_own_vocabulary_is_left_as_it_is(tmp_path, capsys):
 def test_another_program_with_a_tokenizer_flag_is_not_resized(tmp_path, capsys):
     out = _check(tmp_path, capsys, _sft2("meta-llama/Llama-2-7b-hf", program="run_clm.py"), "--vram-gib", "27")
     assert _resized(out) is None
+
+
+# yangjianxin1/LongQLoRA train_args/llama2-7b-pretrain.yaml and deepspeed_config_s2.json, launched as its README says
+# (`deepspeed train.py --train_args_file ./train_args/llama2-7b-pretrain.yaml`); README: "On a single 32GB V100 GPU,
+# LongQLoRA can extend the context length of LLaMA2 7B and 13B from 4096 to 8192 and even to 12k."
+LONGQLORA = """output_dir: ./output/LongQLoRA-Llama2-7b-8k
+model_name_or_path: {model}
+train_file: ./data/pretrain/pretrain_dummy_data.jsonl
+deepspeed: ./train_args/deepspeed/deepspeed_config_s2.json
+sft: false
+
+num_train_epochs: 1
+max_steps: 1000
+per_device_train_batch_size: 1
+gradient_accumulation_steps: 16
+
+max_seq_length: {seq}
+model_max_length: {seq}
+
+learning_rate: 0.0002
+logging_steps: 50
+save_steps: 100
+save_total_limit: 3
+lr_scheduler_type: constant_with_warmup
+warmup_steps: 20
+
+lora_rank: 64
+lora_alpha: 16
+lora_dropout: 0.05
+
+gradient_checkpointing: true
+disable_tqdm: false
+optim: paged_adamw_32bit
+seed: 42
+fp16: true
+report_to: tensorboard
+dataloader_num_workers: 0
+save_strategy: steps
+weight_decay: 0
+max_grad_norm: 0.3
+remove_unused_columns: false{extra}
+"""
+LONGQLORA_DS = """{
+  "zero_optimization": {"stage": 2, "offload_optimizer": {"device": "cpu"}, "contiguous_gradients": true,
+                        "overlap_comm": true},
+  "fp16": {"enabled": "auto"},
+  "train_micro_batch_size_per_gpu": "auto",
+  "gradient_accumulation_steps": "auto"
+}
+"""
+
+
+def _longqlora(tmp_path: Path, capsys, seq: int, model: str = "NousResearch/Llama-2-7b-hf", extra: str = "") -> dict:
+    (tmp_path / "train_args" / "deepspeed").mkdir(parents=True, exist_ok=True)
+    recipe = tmp_path / "train_args" / "llama2-7b-pretrain.yaml"
+    recipe.write_text(LONGQLORA.format(model=model, seq=seq, extra=extra))
+    ds = tmp_path / "train_args" / "deepspeed" / "deepspeed_config_s2.json"
+    ds.write_text(LONGQLORA_DS)
+    launch = tmp_path / "launch.sh"
+    launch.write_text("deepspeed train.py --train_args_file ./train_args/llama2-7b-pretrain.yaml\n")
+    rc = main(["check", str(recipe), str(ds), str(launch), "--gpu", "v100-32gb", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert rc in (0, 1), out
+    return out
+
+
+def test_longqlora_recipe_is_qlora_with_eager_shifted_short_attention(tmp_path, capsys):
+    out = _longqlora(tmp_path, capsys, 8192)
+    u = out["understood"]
+    assert (u["method"], u["quant_bits"], u["lora_rank"], u["attn"]) == ("qlora", 4, 64, "eager")
+    assert any("LongQLoRA's train.py recipe" in n and "S2-Attn" in n for n in out["notes"])
+    assert out["verdict"] == "fits"                 # the README's 8k (and 12k) on one V100 32GB
+    assert _longqlora(tmp_path, capsys, 12288)["verdict"] == "fits"
+    # 16k: each group's [32 heads, 4096, 4096] fp32 softmax and its fp16 copy, and the [16k, 16k] mask
+    assert _longqlora(tmp_path, capsys, 16384)["verdict"] == "oom"
+
+
+def test_longqlora_13b_at_8k_fits_one_v100(tmp_path, capsys):
+    out = _longqlora(tmp_path, capsys, 8192, model="lmsys/vicuna-13b-v1.5")
+    assert out["understood"]["method"] == "qlora" and out["verdict"] == "fits"
+
+
+def test_longqlora_with_flash_attention_counts_no_scores(tmp_path, capsys):
+    eager = _longqlora(tmp_path, capsys, 8192)
+    flash = _longqlora(tmp_path, capsys, 8192, extra="\nuse_flash_attn: true")
+    assert flash["understood"]["attn"] != "eager"
+    assert flash["memory"]["step"]["peak_allocated_bytes"] < eager["memory"]["step"]["peak_allocated_bytes"]
+
+
+def test_a_recipe_with_keys_of_another_program_is_not_longqlora(tmp_path, capsys):
+    out = _longqlora(tmp_path, capsys, 8192, extra="\ntrain_mode: qlora\ntemplate_name: llama2")
+    assert not any("LongQLoRA" in n for n in out["notes"])
