@@ -366,6 +366,7 @@ def _peft_script(flags: dict[str, tuple[str, int]], out: dict, notes: list[str],
 def _ds_chat_defaults(flags: dict[str, tuple[str, int]], out: dict[str, Setting], notes: list[str], file: str) -> None:
     """DeepSpeed-Chat's main.py defaults the launch leaves (profiles/ds_chat.py): --max_seq_len 512, --dtype fp16,
     batch 16; --lora_dim trains the adapters alone only with --only_optimize_lora."""
+    out["__ds_chat__"] = Setting("__ds_chat__", True, file, flags["zero_stage"][1], "zero_stage", "flag")
     if "cutoff_len" not in out:
         out["cutoff_len"] = Setting("cutoff_len", ds_chat.MAX_SEQ_LEN, file, None, "max_seq_len (main.py default)",
                                     "default")
