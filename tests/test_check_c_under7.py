@@ -290,3 +290,49 @@ def test_longqlora_with_flash_attention_counts_no_scores(tmp_path, capsys):
 def test_a_recipe_with_keys_of_another_program_is_not_longqlora(tmp_path, capsys):
     out = _longqlora(tmp_path, capsys, 8192, extra="\ntrain_mode: qlora\ntemplate_name: llama2")
     assert not any("LongQLoRA" in n for n in out["notes"])
+
+
+# deepspeedai/DeepSpeedExamples applications/DeepSpeed-Chat/training/step1_supervised_finetuning/training_scripts/
+# llama2/run_llama2_7b_lora.sh with its ZERO_STAGE argument written in (2) and --offload added
+DS_CHAT = """deepspeed main.py \\
+   --data_path Dahoas/rm-static Dahoas/full-hh-rlhf Dahoas/synthetic-instruct-gptj-pairwise yitingxie/rlhf-reward-datasets \\
+   --data_split 2,4,4 \\
+   --model_name_or_path meta-llama/Llama-2-7b-hf \\
+   --per_device_train_batch_size 4 \\
+   --per_device_eval_batch_size 4 \\
+   --max_seq_len 512 \\
+   --learning_rate 9.65e-6 \\
+   --weight_decay 0. \\
+   --num_train_epochs 4  \\
+   --gradient_accumulation_steps 1 \\
+   --lr_scheduler_type cosine \\
+   --num_warmup_steps 0 \\
+   --seed 1234 \\
+   --gradient_checkpointing \\
+   --zero_stage 2 \\
+   --deepspeed \\
+   --offload \\
+{lora}   --output_dir ./output_step1_llama2_7b_lora
+"""
+DS_CHAT_LORA = "   --lora_dim 128 \\\n   --lora_module_name \"layers.\" \\\n"
+
+
+def _ds_chat(tmp_path: Path, capsys, lora: str) -> dict:
+    (tmp_path / "run.sh").write_text(DS_CHAT.format(lora=lora))
+    rc = main(["check", str(tmp_path / "run.sh"), "--gpu", "a100-80gb", "--gpus", "2", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert rc in (0, 1), out
+    return out
+
+
+def test_deepspeed_chat_builds_its_zero_config_with_overlap_comm(tmp_path, capsys):
+    out = _ds_chat(tmp_path, capsys, DS_CHAT_LORA)
+    assert any("DeepSpeed-Chat's get_train_ds_config: overlap_comm on" in n for n in out["notes"])
+    assert any("reduce_bucket_size 500,000,000 elements x2 (overlap_comm)" in n for n in out["notes"])
+
+
+def test_a_bare_deepspeed_switch_without_deepspeed_chat_flags_keeps_deepspeed_s_default(tmp_path, capsys):
+    """Not a DeepSpeed-Chat launch (none of its flags): DeepSpeed's own default, overlap_comm off below ZeRO-3."""
+    out = _ds_chat(tmp_path, capsys, "")
+    assert not any("overlap_comm on" in n for n in out["notes"])
+    assert not any("x2 (overlap_comm)" in n for n in out["notes"])
