@@ -336,3 +336,14 @@ def test_a_bare_deepspeed_switch_without_deepspeed_chat_flags_keeps_deepspeed_s_
     out = _ds_chat(tmp_path, capsys, "")
     assert not any("overlap_comm on" in n for n in out["notes"])
     assert not any("x2 (overlap_comm)" in n for n in out["notes"])
+
+
+def test_chinese_llama2_load_in_kbits_quantizes_the_base(tmp_path, capsys):
+    """run_clm_sft_with_peft.py (Chinese-LLaMA-Alpaca-2) --load_in_kbits 4: BitsAndBytesConfig(load_in_4bit=True) base;
+    16 (run_sft.sh's value) loads it whole."""
+    four = _check(tmp_path, capsys, _sft2("meta-llama/Llama-2-7b-hf").replace("--load_in_kbits 16", "--load_in_kbits 4"),
+                  "--vram-gib", "24")
+    assert (four["understood"]["method"], four["understood"]["quant_bits"]) == ("qlora", 4)
+    assert four["verdict"] == "fits" and _resized(four) is not None
+    whole = _check(tmp_path, capsys, _sft2("meta-llama/Llama-2-7b-hf"), "--vram-gib", "24")
+    assert whole["understood"]["method"] == "lora" and whole["verdict"] == "oom"

@@ -23,3 +23,8 @@ BASE_VOCAB = 32000            # LLaMA-1 / Llama-2's own tokenizer: the only base
 LLAMA2_CONTEXT = 4096         # max_position_embeddings of Llama-2 (LLaMA-1: 2048): which repository's program it is
 SOURCE = ("ymcui/Chinese-LLaMA-Alpaca(-2) scripts/training/run_clm_{sft,pt}_with_peft.py: a tokenizer of 49953/49954 "
           "(LLaMA) or 55296 (Llama-2) tokens is required, then model.resize_token_embeddings(len(tokenizer))")
+# Chinese-LLaMA-Alpaca-2's programs quantize the base with `--load_in_kbits 4|8` (TrainingArguments field, default 16):
+# BitsAndBytesConfig(load_in_4bit=kbits == 4, load_in_8bit=kbits == 8, bnb_4bit_compute_dtype=torch_dtype,
+# bnb_4bit_use_double_quant=double_quant, bnb_4bit_quant_type=quant_type (nf4)), then prepare_model_for_kbit_training
+KBITS_FLAG = "load_in_kbits"
+KBITS = (4, 8)

@@ -1579,14 +1579,17 @@ def read_vocab_program(entry: str, flags: dict[str, tuple[str, int]], out: dict[
     """A program of profiles/vocab_programs.py (Chinese-LLaMA-Alpaca's run_clm_*_with_peft.py), known by its file name
     and its tokenizer flag: it resizes the model's vocabulary to its tokenizer's; the size depends on the base, so the
     program's name is kept (``__vocab_program__``) and check applies it to the model it resolves."""
-    from rocm_tune.profiles.vocab_programs import RESIZING_PROGRAMS
+    from rocm_tune.profiles import vocab_programs as vp
 
     name = os.path.basename(entry.split()[-1]).strip("'\"") if entry else ""
-    prog = RESIZING_PROGRAMS.get(name)
+    prog = vp.RESIZING_PROGRAMS.get(name)
     f = {k.replace("-", "_"): v for k, v in flags.items()}
     if prog is None or prog[0] not in f:
         return
     out["__vocab_program__"] = Setting("__vocab_program__", name, file, f[prog[0]][1], prog[0], "assumed")
+    kbits = as_int(f.get(vp.KBITS_FLAG, ("", 0))[0])
+    if kbits in vp.KBITS and "quantization_bit" not in out:     # Chinese-LLaMA-Alpaca-2: the base in 4 / 8 bits
+        out["quantization_bit"] = Setting("quantization_bit", kbits, file, f[vp.KBITS_FLAG][1], vp.KBITS_FLAG, "flag")
 
 
 def read_qlora_program(entry: str, flags: dict[str, tuple[str, int]], out: dict[str, Setting], file: str,
