@@ -347,3 +347,76 @@ def test_chinese_llama2_load_in_kbits_quantizes_the_base(tmp_path, capsys):
     assert four["verdict"] == "fits" and _resized(four) is not None
     whole = _check(tmp_path, capsys, _sft2("meta-llama/Llama-2-7b-hf"), "--vram-gib", "24")
     assert whole["understood"]["method"] == "lora" and whole["verdict"] == "oom"
+
+
+# hiyouga/LLaMA-Factory examples/train_full/qwen3_full_sft.yaml without its deepspeed line (one GPU, no ZeRO)
+LF_FULL = """### model
+model_name_or_path: Qwen/Qwen3-4B-Instruct-2507
+trust_remote_code: true
+
+### method
+stage: sft
+do_train: true
+finetuning_type: full
+
+### dataset
+dataset: identity,alpaca_en_demo
+template: qwen3_nothink
+cutoff_len: 2048
+max_samples: 1000
+preprocessing_num_workers: 16
+dataloader_num_workers: 4
+
+### output
+output_dir: saves/qwen3-4b/full/sft
+logging_steps: 10
+save_steps: 500
+plot_loss: true
+overwrite_output_dir: true
+save_only_model: false
+report_to: none
+
+### train
+per_device_train_batch_size: 1
+gradient_accumulation_steps: 2
+learning_rate: 1.0e-5
+num_train_epochs: 3.0
+lr_scheduler_type: cosine
+warmup_ratio: 0.1
+bf16: true
+ddp_timeout: 180000000
+resume_from_checkpoint: null
+"""
+
+
+def _lf(tmp_path: Path, capsys, extra: str, *args: str) -> dict:
+    (tmp_path / "full.yaml").write_text(LF_FULL + extra)
+    rc = main(["check", str(tmp_path / "full.yaml"), *args, "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert rc in (0, 1), out
+    return out
+
+
+def _foreach_note(out: dict) -> str | None:
+    return next((n for n in out["notes"] if n.startswith("torch AdamW (foreach")), None)
+
+
+def test_trainer_default_adamw_counts_its_foreach_temporary_at_the_step(tmp_path, capsys):
+    """The Trainer's adamw_torch (torch.optim.AdamW, foreach on GPU tensors): one second-moment-sized temporary in the
+    step beside the fp32 weights, gradients and moments of a full fine-tuning: over an 80 GB card for Qwen3-4B."""
+    default = _lf(tmp_path, capsys, "", "--gpu", "h100")
+    named = _lf(tmp_path, capsys, "optim: adamw_torch\n", "--gpu", "h100")
+    fused = _lf(tmp_path, capsys, "optim: adamw_torch_fused\n", "--gpu", "h100")
+    assert _foreach_note(default) is not None and _foreach_note(named) is not None and _foreach_note(fused) is None
+    assert default["verdict"] == named["verdict"] == "oom" and fused["verdict"] == "fits"
+    assert default["memory"]["step"]["peak_allocated_bytes"] > fused["memory"]["step"]["peak_allocated_bytes"]
+
+
+def test_foreach_temporary_is_not_added_under_zero(tmp_path, capsys):
+    """ZeRO-1/2 count their own optimizer-step temporaries (runners/deepspeed.py zero12_step): not twice."""
+    (tmp_path / "ds_z2_config.json").write_text(
+        '{"train_batch_size": "auto", "train_micro_batch_size_per_gpu": "auto", "gradient_accumulation_steps": "auto",'
+        ' "zero_optimization": {"stage": 2, "overlap_comm": false, "contiguous_gradients": true}, '
+        '"bf16": {"enabled": "auto"}}')
+    out = _lf(tmp_path, capsys, f"deepspeed: {tmp_path / 'ds_z2_config.json'}\n", "--gpu", "h100", "--gpus", "2")
+    assert out["understood"]["zero_stage"] == 2 and _foreach_note(out) is None

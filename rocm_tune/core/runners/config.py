@@ -28,6 +28,10 @@ _OPTIM = {"adamw_bnb_8bit": "adamw_8bit", "adamw_8bit": "adamw_8bit", "paged_ada
           "adafactor": "adafactor", "sgd": "sgd"}
 
 
+# runners whose optimizer is the HF Trainer's `optim` (default adamw_torch: torch.optim.AdamW, foreach on GPU tensors)
+FOREACH_ADAMW_RUNNERS = ("hf", "llamafactory", "ms-swift")
+
+
 def _optim(job: Job, a: list[str]) -> str:
     """The optimizer's state as the estimator counts it. GaLore / APOLLO (HF `optim: galore_adamw[_8bit|_layerwise]`,
     `apollo_adamw`; LLaMA-Factory `use_galore` / `use_apollo`; transformers/trainer.py _get_optimizer_cls_and_kwargs)
@@ -676,6 +680,9 @@ def build_config(job: Job, model, gpus: int | None, nodes: int | None, defaults:
             a.append("neat_packing without FlashAttention-2: LLaMA-Factory's collator makes a [batch, 1, cutoff_len, "
                      "cutoff_len] block-diagonal mask in the compute dtype (data/collator.py prepare_4d_attention_mask)")
     values["optim"] = _optim(job, a)
+    values["adam_foreach"] = values["optim"] == "adamw" and job.runner in FOREACH_ADAMW_RUNNERS \
+        and str(job.get("optim", "adamw_torch")).lower().strip("'\"") in ("adamw_torch", "adamw_hf") \
+        and fsdp_spec(job) is None      # FSDP's sharded step is core/check's _fsdp_phases
     values.update(_stage(job, a, values["method"]))
     values.update(_hardware(job, gpus, nodes, a))
     values["micro_batch"] = _batch_over_ranks(job, values, a)
