@@ -420,3 +420,14 @@ def test_foreach_temporary_is_not_added_under_zero(tmp_path, capsys):
         '"bf16": {"enabled": "auto"}}')
     out = _lf(tmp_path, capsys, f"deepspeed: {tmp_path / 'ds_z2_config.json'}\n", "--gpu", "h100", "--gpus", "2")
     assert out["understood"]["zero_stage"] == 2 and _foreach_note(out) is None
+
+
+def test_transformers_own_adamw_makes_one_parameter_s_temporary(tmp_path, capsys):
+    """optim adamw_hf (transformers/optimization.py AdamW.step: denom = exp_avg_sq.sqrt().add_(eps), parameter by
+    parameter): the largest parameter's temporary (Qwen3-4B's tied embedding, 151936 x 2560), not the whole group's."""
+    hf = _lf(tmp_path, capsys, "optim: adamw_hf\n", "--gpu", "h100")
+    torch_foreach = _lf(tmp_path, capsys, "optim: adamw_torch\n", "--gpu", "h100")
+    note = next(n for n in hf["notes"] if n.startswith("transformers' AdamW (adamw_hf)"))
+    gib = float(note.split("exp_avg_sq.sqrt(), ")[1].split(" GiB")[0])
+    assert abs(gib - 151936 * 2560 * 4 / 2**30) < 0.02        # fp32 moments of the trainable fp32 weights
+    assert hf["memory"]["step"]["peak_allocated_bytes"] < torch_foreach["memory"]["step"]["peak_allocated_bytes"]
