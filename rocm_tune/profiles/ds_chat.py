@@ -14,3 +14,7 @@ BATCH = 16
 DTYPE = "fp16"
 # flags only these mains take (with --zero_stage): they mark a DeepSpeed-Chat launch
 MARKERS = ("lora_dim", "only_optimize_lora", "lora_module_name")
+# utils/ds_utils.py get_train_ds_config(): the zero_optimization block main.py hands deepspeed.initialize beside
+# --zero_stage / --offload ("overlap_comm": True at every stage: ZeRO-1/2 then keep two IPG buckets of
+# reduce_bucket_size, DeepSpeed's default 5e8 elements, instead of one)
+ZERO_EXTRA = {"overlap_comm": True}

@@ -71,3 +71,23 @@ FSDP_QLORA_PRECISION: dict[str, tuple[str, str | None]] = {
 # model on each GPU (with low_memory, rank 0 builds it on the CPU and the others on the meta device)
 FSDP_WHOLE_LOAD_KEY = "fsdp_whole_model_load"
 FSDP_QLORA_ALL_TARGETS = "k_proj,q_proj,v_proj,up_proj,down_proj,gate_proj"
+
+# yangjianxin1/LongQLoRA train.py: HfArgumentParser((LongQLoRAArguments, TrainingArguments)).parse_yaml_file(
+# --train_args_file). Known by the YAML's required LongQLoRAArguments (component/argument.py: max_seq_length,
+# model_max_length, train_file, model_name_or_path, sft - no default). load_model_and_tokenizer() always loads the
+# base in 4 bits (BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_compute_dtype=torch.float16,
+# bnb_4bit_use_double_quant=True, bnb_4bit_quant_type="nf4"), torch_dtype=torch.float16), then
+# prepare_model_for_kbit_training(model, use_gradient_checkpointing=training_args.gradient_checkpointing);
+# insert_adapter() puts LoRA (lora_rank, default 64) on every Linear4bit (find_all_linear_names) unless
+# target_modules says which. replace_llama_attn(args.use_flash_attn): without use_flash_attn (its default False)
+# attention/llama_attn_replace.py forward_noflashattn runs S2-Attn in eager PyTorch: the sequence is cut into groups
+# of q_len * group_size_ratio (1/4) tokens, and each group's [heads, group, group] scores are materialised
+# (matmul, / sqrt(d), + mask, softmax(dtype=float32).to(fp16)): per token, heads x group scores, not heads x q_len.
+LONGQLORA_REQUIRED = ("max_seq_length", "model_max_length", "train_file", "model_name_or_path", "sft")
+LONGQLORA_OWN = frozenset({*LONGQLORA_REQUIRED, "target_modules", "eval_file", "use_flash_attn", "train_embedding",
+                           "train_norm", "lora_rank", "lora_alpha", "lora_dropout"})
+LONGQLORA_DEFAULT_RANK = 64
+LONGQLORA_GROUP_RATIO = 0.25   # attention/llama_attn_replace.py group_size_ratio = 1/4
+LONGQLORA_SOURCE = ("yangjianxin1/LongQLoRA train.py: the base loaded in 4 bits (nf4, double quant, fp16 compute), "
+                    "LoRA on every Linear4bit, and without use_flash_attn attention/llama_attn_replace.py "
+                    "forward_noflashattn: eager S2-Attn over groups of 1/4 of the sequence")

@@ -177,9 +177,22 @@ def _as_run(job: formats.Job, model, cfg: TrainConfig, gpu, assumptions: list[st
     SDPA's attention kernel on this card, the vision tower's setup; (config, SDPA's note or None)."""
     cfg = _quantized_base(model, cfg, job.notes, gpu)
     cfg = _megatron_attention(job, cfg, gpu, assumptions)
+    cfg = _attention_span(job, cfg)
     cfg, vision_assumed = _vision_setup(job, model, cfg)
     assumptions += vision_assumed
     return _sdpa_math(model, cfg, gpu, _auto_half(job, gpu))
+
+
+def _attention_span(job: formats.Job, cfg: TrainConfig) -> TrainConfig:
+    """An eager attention that materialises each token's scores over a fraction of the sequence only (LongQLoRA's
+    S2-Attn without flash: groups of 1/4, profiles/qlora_programs.py): the eager scores' bytes per token scaled by it
+    (the kept fp32 softmax and its 16-bit copy; the softmax backward's fp32 gradient)."""
+    span = job.get("__attn_span__")
+    if cfg.attn != "eager" or not isinstance(span, float) or not 0 < span < 1 or cfg.scores_bytes is not None:
+        return cfg
+    compute = 2 if cfg.precision in ("bf16", "fp16") else 4
+    fwd, bwd = (4 + compute, 8 - compute) if compute == 2 else (4, 8)
+    return replace(cfg, scores_bytes=(fwd * span, bwd * span))
 
 
 def _auto_half(job: formats.Job, gpu) -> str | None:
@@ -1972,6 +1985,26 @@ def _kbit_upcast(job, load: str | None) -> str | None:
     return "float32"
 
 
+def _resized_vocab(job, model):
+    """A program that resizes the vocabulary to its own tokenizer before training (profiles/vocab_programs.py:
+    Chinese-LLaMA-Alpaca's run_clm_*_with_peft.py): the embedding and lm_head the job holds (and, with modules_to_save,
+    trains) are of the tokenizer's size. Only a LLaMA base with LLaMA's own 32000 tokens is resized; said."""
+    from rocm_tune.profiles import vocab_programs as vp
+
+    prog = vp.RESIZING_PROGRAMS.get(str(job.get("__vocab_program__") or ""))
+    if model is None or prog is None or model.family != "llama" or int(model.vocab_size) != vp.BASE_VOCAB:
+        return model
+    vocab = prog[2] if int(model.max_position_embeddings or 0) >= vp.LLAMA2_CONTEXT else prog[1]
+    p, width = model.params, int(model.config.get("embed_dim") or model.hidden_size)
+    embed = vocab * width
+    head = 0 if not p.lm_head else p.lm_head + (vocab - int(model.vocab_size)) * width
+    params = replace(p, embed=embed, lm_head=head, total=p.total + (embed - p.embed) + (head - p.lm_head))
+    job.notes.append(f"{job.get('__vocab_program__')}: the vocabulary is resized from {model.vocab_size} to its "
+                     f"tokenizer's {vocab} tokens before training ({vp.SOURCE}): embed_tokens and lm_head counted at "
+                     f"{vocab} x {width}")
+    return replace(model, vocab_size=vocab, params=params, config={**model.config, "vocab_size": vocab})
+
+
 def _with_clip_tower(job, model):
     """A LLaVA-style script's --vision_tower (a CLIP ViT beside the language model it names) as the model's tower."""
     from rocm_tune.core.model import vision as model_vision
@@ -2013,6 +2046,7 @@ def _check_model(job, model_ref: str | None, findings: list, assumptions: list[s
     if model is not None and load and getattr(model, "torch_dtype", None) != load:
         model = replace(model, torch_dtype=load)
     model = _with_clip_tower(job, model)
+    model = _resized_vocab(job, model)
     ref_name = str(model_ref or job.get("model_name_or_path") or "")
     if model is not None and model.num_experts and not model.experts_as_linears and "lineariz" in ref_name.lower():
         # a "Linearized" checkpoint (axolotl-quants' Llama 4): its fused experts were split into nn.Linear modules

@@ -766,6 +766,7 @@ def _read_program(job: Job, runner: str, entry: str, words: list, file: str, env
             if ds is not None and job.ds is None:
                 job.ds = deepspeed_json.read(ds, "", None)
             hf_args.read_qlora_program(entry, flags, st, file, notes, job.settings)
+            hf_args.read_vocab_program(entry, flags, st, file)
             hf_args.read_pretrain_main(entry, flags, st, file, notes)
             if env and not any(os.path.basename(q) == os.path.basename(entry.split()[-1]) for q in job.files):
                 st = {**_env_settings(env, notes), **st}

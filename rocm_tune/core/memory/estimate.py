@@ -150,6 +150,13 @@ class TrainConfig:
     # "token" one token's logit scores the row, "pooled" an embedding model (core/memory/heads.py counts them)
     head: str = "lm"
     head_labels: int = 0
+    # the AdamW step's temporary of the second moment's square root: "foreach" = torch.optim.AdamW's foreach
+    # implementation (the HF Trainer's `adamw_torch`, its default before torch 2.8 made it `adamw_torch_fused`; torch
+    # picks foreach for CUDA/ROCm tensors when neither foreach nor fused is given): torch/optim/adamw.py (adam.py
+    # since 2.6) _multi_tensor_adamw makes exp_avg_sq_sqrt = torch._foreach_sqrt(device_exp_avg_sqs), one temporary
+    # over the whole group; "per_param" = transformers' own AdamW (`adamw_hf`, optimization.py AdamW.step: denom =
+    # exp_avg_sq.sqrt().add_(eps) parameter by parameter): the largest parameter's; "" = none (fused kernels)
+    adam_sqrt_temp: str = ""
 
     @property
     def world_size(self) -> int:
@@ -845,8 +852,18 @@ def _step_peak(model, cfg: TrainConfig, regime: Regime, training: _Training, res
     all_grads = grads_after + (embed_grad if params.lm_head else 0)
     phases.append(all_grads + (0 if params.lm_head else 2 * embed_grad))
     # optimizer step: Adafactor's temporaries, or DeepSpeed's flattened + fp32 gradient partition
-    phases.append(all_grads + _optimizer_transient(model, cfg) + resident.zero_step_transient)
+    phases.append(all_grads + _optimizer_transient(model, cfg) + resident.zero_step_transient
+                  + _foreach_adam(cfg, training, regime, resident))
     return max(phases), all_grads
+
+
+def _foreach_adam(cfg: TrainConfig, training: _Training, regime: Regime, resident: _Resident) -> float:
+    """The AdamW step's square-root temporary (TrainConfig.adam_sqrt_temp), in the moments' dtype (the trainable
+    weights'), where every rank steps whole parameters (DDP, one GPU; ZeRO-1/2's is in runners/deepspeed.py
+    zero12_step)."""
+    if not cfg.adam_sqrt_temp or cfg.optim != "adamw" or cfg.zero_stage != 0 or resident.shard_grads != 1:
+        return 0.0
+    return float((training.count if cfg.adam_sqrt_temp == "foreach" else training.largest) * regime.trainable_bytes)
 
 
 def _fused_ce_phases(model, cfg: TrainConfig, acts: _Activations, casts: _AutocastCopies, compute: int,
@@ -961,6 +978,14 @@ def estimate(model, cfg: TrainConfig, gpu=None, *, prefetch_bucket: int | None =
         notes.append(own_loss)
     _kernel_notes(model, cfg, acts.tokens, notes)
     step += _step_extras(model, cfg, training, notes)
+    foreach = _foreach_adam(cfg, training, regime, resident)
+    if foreach:
+        notes.append(f"torch AdamW (foreach, the Trainer's adamw_torch): its step makes a temporary of the second "
+                     f"moment's size, {foreach / 2**30:.2f} GiB, beside the gradients (torch/optim _multi_tensor_adamw "
+                     f"torch._foreach_sqrt(exp_avg_sqs); optim adamw_torch_fused steps in place)"
+                     if cfg.adam_sqrt_temp == "foreach" else
+                     f"transformers' AdamW (adamw_hf): its step makes the largest parameter's exp_avg_sq.sqrt(), "
+                     f"{foreach / 2**30:.2f} GiB, beside the gradients (transformers/optimization.py AdamW.step)")
     vis = vision_memory(model, cfg, regime, lambda n, b: _optimizer_state(model, cfg, n, b))
     if vis is not None:
         notes.append(vis.note)

@@ -28,6 +28,20 @@ _OPTIM = {"adamw_bnb_8bit": "adamw_8bit", "adamw_8bit": "adamw_8bit", "paged_ada
           "adafactor": "adafactor", "sgd": "sgd"}
 
 
+# runners whose optimizer is the HF Trainer's `optim` (default adamw_torch: torch.optim.AdamW, foreach on GPU tensors)
+FOREACH_ADAMW_RUNNERS = ("hf", "llamafactory", "ms-swift")
+# the Trainer's optim names -> the AdamW step's square-root temporary (TrainConfig.adam_sqrt_temp)
+ADAM_SQRT_TEMP = {"adamw_torch": "foreach", "adamw_hf": "per_param"}
+
+
+def _adam_sqrt_temp(job: Job, optim: str) -> str:
+    """Which square-root temporary the HF Trainer's AdamW makes in its step (TrainConfig.adam_sqrt_temp); "" for
+    other runners, other optimizers and FSDP (its sharded step is core/check's _fsdp_phases)."""
+    if optim != "adamw" or job.runner not in FOREACH_ADAMW_RUNNERS or fsdp_spec(job) is not None:
+        return ""
+    return ADAM_SQRT_TEMP.get(str(job.get("optim", "adamw_torch")).lower().strip("'\""), "")
+
+
 def _optim(job: Job, a: list[str]) -> str:
     """The optimizer's state as the estimator counts it. GaLore / APOLLO (HF `optim: galore_adamw[_8bit|_layerwise]`,
     `apollo_adamw`; LLaMA-Factory `use_galore` / `use_apollo`; transformers/trainer.py _get_optimizer_cls_and_kwargs)
@@ -676,6 +690,7 @@ def build_config(job: Job, model, gpus: int | None, nodes: int | None, defaults:
             a.append("neat_packing without FlashAttention-2: LLaMA-Factory's collator makes a [batch, 1, cutoff_len, "
                      "cutoff_len] block-diagonal mask in the compute dtype (data/collator.py prepare_4d_attention_mask)")
     values["optim"] = _optim(job, a)
+    values["adam_sqrt_temp"] = _adam_sqrt_temp(job, values["optim"])
     values.update(_stage(job, a, values["method"]))
     values.update(_hardware(job, gpus, nodes, a))
     values["micro_batch"] = _batch_over_ranks(job, values, a)

@@ -465,10 +465,16 @@ def attach_reference(job, texts: dict) -> None:
         stage = as_int(job.get("zero_stage", 0)) or 0
         off = "all" if as_bool(job.get("offload")) and stage == 3 else ("optimizer" if as_bool(job.get("offload"))
                                                                           else "none")
-        data = {"zero_optimization": {"stage": stage}, "bf16": {"enabled": "auto"}, "fp16": {"enabled": "auto"}}
+        from rocm_tune.profiles import ds_chat
+
+        extra = ds_chat.ZERO_EXTRA if job.get("__ds_chat__") is not None else {}
+        data = {"zero_optimization": {"stage": stage, **extra}, "bf16": {"enabled": "auto"},
+                "fp16": {"enabled": "auto"}}
         job.ds = read(with_zero(data, stage, off) if off != "none" else data, "", None)
         job.notes.append(f"--deepspeed (a switch): the script builds its DeepSpeed config from --zero_stage {stage}"
-                         + (" and --offload" if off != "none" else ""))
+                         + (" and --offload" if off != "none" else "")
+                         + (f" (DeepSpeed-Chat's get_train_ds_config: overlap_comm on, {ds_chat.DS_CHAT_SOURCE})"
+                            if extra else ""))
         return
     def is_ds_file(path) -> bool:
         # `--deepspeed zero3` beside a script named zero3.sh: only a DeepSpeed JSON answers the reference

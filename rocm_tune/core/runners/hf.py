@@ -366,6 +366,7 @@ def _peft_script(flags: dict[str, tuple[str, int]], out: dict, notes: list[str],
 def _ds_chat_defaults(flags: dict[str, tuple[str, int]], out: dict[str, Setting], notes: list[str], file: str) -> None:
     """DeepSpeed-Chat's main.py defaults the launch leaves (profiles/ds_chat.py): --max_seq_len 512, --dtype fp16,
     batch 16; --lora_dim trains the adapters alone only with --only_optimize_lora."""
+    out["__ds_chat__"] = Setting("__ds_chat__", True, file, flags["zero_stage"][1], "zero_stage", "flag")
     if "cutoff_len" not in out:
         out["cutoff_len"] = Setting("cutoff_len", ds_chat.MAX_SEQ_LEN, file, None, "max_seq_len (main.py default)",
                                     "default")
@@ -1326,6 +1327,7 @@ def read_recipe(data: dict, lines: dict[str, int], file: str, entry: str = "") -
     if stage:
         out["stage"] = Setting("stage", stage, file, None, "recipe keys" if "grpo" not in name and "dpo" not in name
                                else os.path.basename(entry), "yaml")
+    _longqlora_recipe(data, lines, out, file, notes)
     if "finetuning_type" not in out:
         lora = as_bool(data.get("use_peft"))
         out["finetuning_type"] = Setting("finetuning_type", "lora" if lora else "full", file,
@@ -1333,6 +1335,34 @@ def read_recipe(data: dict, lines: dict[str, int], file: str, entry: str = "") -
     notes.append(f"{file}: an HfArgumentParser recipe (model and TrainingArguments keys) read as the program's "
                  f"arguments" + (f"; a {stage.upper()} run" if stage else ""))
     return out, notes
+
+
+def _longqlora_recipe(data: dict, lines: dict[str, int], out: dict[str, Setting], file: str,
+                      notes: list[str]) -> None:
+    """LongQLoRA's train.py recipe (profiles/qlora_programs.py LONGQLORA_*): known by its required arguments, keys
+    only of its own dataclass and TrainingArguments; what its source does whatever the YAML says, each said."""
+    from rocm_tune.profiles import qlora_programs as q
+    from rocm_tune.profiles.fp32_programs import TRAINING_ARGUMENTS_MORE
+    from rocm_tune.profiles.runner_args import TRAINING_ARGUMENTS_FIELDS
+
+    keys = {str(k) for k in data}
+    if not all(k in keys for k in q.LONGQLORA_REQUIRED) \
+            or not keys <= q.LONGQLORA_OWN | TRAINING_ARGUMENTS_FIELDS | TRAINING_ARGUMENTS_MORE:
+        return
+    line = lines.get("sft")
+    rank = as_int(data.get("lora_rank")) or q.LONGQLORA_DEFAULT_RANK
+    flash = as_bool(data.get("use_flash_attn")) is True
+    fixed = {"finetuning_type": "lora", "quantization_bit": 4, "lora_rank": rank,
+             "lora_target": str(data.get("target_modules") or "all"),
+             "flash_attn": "fa2" if flash else "eager"}
+    for k, v in fixed.items():
+        out[k] = Setting(k, v, file, lines.get(k, line), "LongQLoRA train.py", "assumed")
+    if not flash:
+        out["__attn_span__"] = Setting("__attn_span__", q.LONGQLORA_GROUP_RATIO, file, line, "use_flash_attn",
+                                       "assumed")
+    notes.append(f"{file}: LongQLoRA's train.py recipe: QLoRA 4-bit, LoRA r{rank} on "
+                 f"{fixed['lora_target']} linears" + ("" if flash else ", attention in eager S2-Attn over groups of "
+                 "1/4 of the sequence (no use_flash_attn)") + f" ({q.LONGQLORA_SOURCE})")
 
 
 # ------------------------------------------------------------------------------ llama-recipes / llama-cookbook
@@ -1638,6 +1668,23 @@ def read_fp32_program(entry: str, flags: dict[str, tuple[str, int]], out: dict[s
     notes.append(f"{os.path.basename(path)}: the weights load in fp32 whatever --bf16/--fp16 say (transformers 4.x, "
                  f"which the program was written for: {source}); bf16/fp16 only turn on autocast / FSDP's mixed "
                  f"precision")
+
+
+def read_vocab_program(entry: str, flags: dict[str, tuple[str, int]], out: dict[str, Setting], file: str) -> None:
+    """A program of profiles/vocab_programs.py (Chinese-LLaMA-Alpaca's run_clm_*_with_peft.py), known by its file name
+    and its tokenizer flag: it resizes the model's vocabulary to its tokenizer's; the size depends on the base, so the
+    program's name is kept (``__vocab_program__``) and check applies it to the model it resolves."""
+    from rocm_tune.profiles import vocab_programs as vp
+
+    name = os.path.basename(entry.split()[-1]).strip("'\"") if entry else ""
+    prog = vp.RESIZING_PROGRAMS.get(name)
+    f = {k.replace("-", "_"): v for k, v in flags.items()}
+    if prog is None or prog[0] not in f:
+        return
+    out["__vocab_program__"] = Setting("__vocab_program__", name, file, f[prog[0]][1], prog[0], "assumed")
+    kbits = as_int(f.get(vp.KBITS_FLAG, ("", 0))[0])
+    if kbits in vp.KBITS and "quantization_bit" not in out:     # Chinese-LLaMA-Alpaca-2: the base in 4 / 8 bits
+        out["quantization_bit"] = Setting("quantization_bit", kbits, file, f[vp.KBITS_FLAG][1], vp.KBITS_FLAG, "flag")
 
 
 def read_qlora_program(entry: str, flags: dict[str, tuple[str, int]], out: dict[str, Setting], file: str,
