@@ -463,6 +463,9 @@ def _read_command(job: Job, cmd: shell.Command, file: str, script: shell.Script)
             job.settings.setdefault("chunked_ce", Setting("chunked_ce", as_int(env["CELOSS_PARALLEL_SIZE"]), file,
                                                           cmd.line, "CELOSS_PARALLEL_SIZE", "env"))
         g = job.gpus or g
+    if runner == "llamafactory" and lf_yaml.megatron_backend(env):      # USE_MCA=1 / USE_MEGATRON_BRIDGE=1
+        job.settings["__lf_megatron__"] = Setting("__lf_megatron__", lf_yaml.megatron_backend(env), file, cmd.line,
+                                                  "USE_MCA" if "USE_MCA" in env else "USE_MEGATRON_BRIDGE", "env")
     if runner == "megatron" and entry.startswith("megatron "):
         _swift_image_caps(job, env, file, cmd.line)     # `megatron sft` runs ms-swift's templates
     if g is None and spawns:
@@ -1588,6 +1591,8 @@ def read_texts(texts: dict[str, str]) -> Job:
     if primus_cfgs and job.runner == "unknown":
         _apply_primus(job, texts, primus_cfgs[0])
     _apply_main_config(job, texts, yaml_cfgs, axo_cfgs)
+    if job.runner == "llamafactory":
+        lf_yaml.apply_megatron(job)
     _drop_detached_ds(job)
     # DeepSpeed JSON named by the config (runners/deepspeed.py)
     deepspeed_json.attach_reference(job, texts)
