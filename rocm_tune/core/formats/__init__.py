@@ -416,6 +416,7 @@ def _read_command(job: Job, cmd: shell.Command, file: str, script: shell.Script)
     pre = cmd.tokens[:idx]
     prog = cmd.tokens[idx + 1:]
     env = {**script.exports, **_env_files(job, cmd), **cmd.env}
+    job.env.update(env)
     # the launcher and its flags (everything before the program)
     launch_flags: dict[str, tuple[str, int]] = {}
     for i, t in enumerate(pre):
@@ -1756,7 +1757,10 @@ def _read_own_trainer(job: Job, fmt: str, text: str, p: str) -> None:
         runner, entry, style = "hf", "OLMo trainer (scripts/train.py)", "hf"
         gpus, nodes = None, None
     elif fmt == "automodel-yaml":
-        st, notes, _dp = automodel.read(_load_structured(text, p), yaml_lines(text), p)
+        oc_notes: list[str] = []       # Automodel loads its YAML with OmegaConf (resolvers and interpolations)
+        data = values.omegaconf_resolve(dict(_load_structured(text, p) or {}), oc_notes, job.env)
+        st, notes, _dp = automodel.read(data, yaml_lines(text), p)
+        notes += oc_notes
         runner, entry, style = "hf", "NeMo Automodel recipe (automodel finetune llm)", "hf"
         gpus, nodes = None, None
         job.defaults = dict(automodel.DEFAULTS)
