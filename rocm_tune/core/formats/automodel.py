@@ -8,7 +8,7 @@ and the components it builds):
 - step_scheduler.local_batch_size (the per-GPU micro batch; StepScheduler default 1) and global_batch_size;
 - distributed.strategy fsdp2 (FSDP2Manager: every parameter sharded over dp_size, reshard after forward),
   tp_size / cp_size (default 1), sequence_parallel, activation_checkpointing (default False);
-- peft: (PeftConfig: dim 8, alpha 32, match_all_linear / target_modules): LoRA;
+- peft: (PeftConfig: dim 8, alpha 32, match_all_linear / target_modules, wildcards as module_matcher.py reads them): LoRA;
 - dataset.seq_length / packed_sequence.packed_sequence_size: the longest sequence; neither set: samples padded to the
   longest of each batch, no cap but the model's context.
 """
@@ -23,6 +23,24 @@ DEFAULTS = {
     "micro_batch": Default(1, f"{SRC} (step_scheduler.local_batch_size, StepScheduler default 1)"),
     "gradient_checkpointing": Default(False, f"{SRC} (distributed.activation_checkpointing default False)"),
 }
+
+
+# LoRA on the routed experts (`*.mlp.experts`): Automodel's GroupedExpertsLoRA adapts each expert's gate/up and
+# down projections (nemo_automodel/components/_peft/lora_moe.py)
+EXPERT_LINEARS = ("gate_proj", "up_proj", "down_proj")
+
+
+def _targets(patterns: list) -> str:
+    """PeftConfig.target_modules as LLaMA-Factory-style module names: a plain name as is, a wildcard path
+    (`*.self_attn.q_proj`; nemo_automodel/components/_peft/module_matcher.py wildcard_match, `*` any run of
+    characters) by the module it ends in - the experts' container by the experts' projections."""
+    names: list[str] = []
+    for p in map(str, patterns):
+        last = p.rstrip("*. ").rsplit(".", 1)[-1] if "*" in p else p
+        for n in (EXPERT_LINEARS if last == "experts" else (last,)):
+            if n and n not in names:
+                names.append(n)
+    return ",".join(names)
 
 
 def is_config(data) -> bool:
@@ -67,7 +85,9 @@ def read(data: dict, lines: dict[str, int], file: str) -> tuple[dict[str, Settin
         put("finetuning_type", "lora", "peft")
         put("lora_rank", as_int(peft.get("dim")) or 8, "peft.dim", "yaml" if peft.get("dim") else "default")
         t = peft.get("target_modules")
-        put("lora_target", ",".join(map(str, t)) if isinstance(t, list) and t else "all", "peft.target_modules")
+        t = [t] if isinstance(t, str) else t
+        put("lora_target", _targets(t) if isinstance(t, list) and t and
+            as_bool(peft.get("match_all_linear")) is not True else "all", "peft.target_modules")
     else:
         put("finetuning_type", "full", "model")
     seq = as_int(ds.get("seq_length")) or as_int(sect("packed_sequence").get("packed_sequence_size"))
