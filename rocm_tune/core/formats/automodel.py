@@ -43,6 +43,31 @@ def _targets(patterns: list) -> str:
     return ",".join(names)
 
 
+# Automodel's device mesh (nemo_automodel/components/distributed/mesh.py, parallelizer.py): FSDP2 fully_shard over
+# "dp_shard_cp" (the data-parallel and context-parallel ranks), the routed experts split over ep_size ranks
+# (ep_size, with its own FSDP over the rest), pp_size pipeline stages, tp_size tensor parallel - the layout
+# torchtitan runs (core/runners/torchtitan.py), read through the same Megatron flags
+MESH_SRC = "NVIDIA-NeMo/Automodel:nemo_automodel/components/distributed/mesh.py"
+MESH_FLAGS = {"tp_size": "tensor_model_parallel_size", "pp_size": "pipeline_model_parallel_size",
+              "cp_size": "context_parallel_size", "ep_size": "expert_model_parallel_size",
+              "sequence_parallel": "sequence_parallel"}
+
+
+def _mesh_layout(dist: dict, file: str, lines: dict[str, int]) -> dict[str, Setting]:
+    """distributed.{tp,pp,cp,ep}_size under FSDP2 as the Megatron layout settings (`__fsdp__` 3, `__ep__` ...)."""
+    from rocm_tune.core.runners import megatron
+
+    flags = {"use_torch_fsdp2": ("true", lines.get("strategy", 0))}
+    for native, flag in MESH_FLAGS.items():
+        if dist.get(native) is not None:
+            flags[flag] = (str(dist[native]), lines.get(native, 0))
+    st, _ = megatron.read_flags(flags, file)
+    out = {k: Setting(k, v.value, file, v.line or None, f"distributed.{next((n for n, f in MESH_FLAGS.items() if f == v.native), 'strategy')}", "yaml")
+           for k, v in st.items() if k.startswith("__")}
+    out["__fsdp_cp__"] = Setting("__fsdp_cp__", True, file, None, "dp_shard_cp", "default")
+    return out
+
+
 def is_config(data) -> bool:
     """A NeMo Automodel recipe: a recipe or model `_target_` in nemo_automodel."""
     if not isinstance(data, dict):
@@ -99,9 +124,16 @@ def read(data: dict, lines: dict[str, int], file: str) -> tuple[dict[str, Settin
         out["fsdp_config"] = Setting("fsdp_config", {"version": 2 if strategy == "fsdp2" else 1,
                                                      "sharding_strategy": "FULL_SHARD"}, file,
                                      lines.get("strategy"), "distributed.strategy", "yaml")
-    for native, short in (("tp_size", "tp"), ("cp_size", "cp")):
-        if (as_int(dist.get(native)) or 1) > 1:
-            put(f"__{short}__", as_int(dist[native]), f"distributed.{native}")
+    if strategy in ("fsdp2", "fsdp") and ((as_int(dist.get("ep_size")) or 1) > 1 or (as_int(dist.get("pp_size")) or 1) > 1):
+        out.pop("fsdp")
+        out.pop("fsdp_config")
+        out.update(_mesh_layout(dist, file, lines))
+        notes.append("distributed: FSDP2 over the data-parallel (x context-parallel) ranks with expert / pipeline "
+                     f"parallelism, read as that layout ({MESH_SRC}; core/runners/megatron.py --use-torch-fsdp2)")
+    else:
+        for native, short in (("tp_size", "tp"), ("cp_size", "cp")):
+            if (as_int(dist.get(native)) or 1) > 1:
+                put(f"__{short}__", as_int(dist[native]), f"distributed.{native}")
     ac = dist.get("activation_checkpointing")
     put("disable_gradient_checkpointing", not bool(as_bool(ac)), "distributed.activation_checkpointing",
         "yaml" if ac is not None else "default")
