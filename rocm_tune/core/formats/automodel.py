@@ -68,6 +68,20 @@ def _mesh_layout(dist: dict, file: str, lines: dict[str, int]) -> dict[str, Sett
     return out
 
 
+CHAT_SRC = "NVIDIA-NeMo/Automodel:nemo_automodel/components/datasets/llm/chat_dataset.py, formatting_utils.py"
+
+
+def _caps(ds: dict, packed: dict) -> bool:
+    """Whether dataset.seq_length bounds a sample: a packed size does; ChatDataset's seq_length only with truncation
+    on (its default "do_not_truncate"; False / "do_not_truncate" = off; CHAT_SRC); other datasets' as read before."""
+    if as_int(packed.get("packed_sequence_size")):
+        return True
+    if not str(ds.get("_target_") or "").endswith("ChatDataset"):
+        return True
+    t = ds.get("truncation", "do_not_truncate")
+    return not (t is None or as_bool(t) is False or str(t).lower() == "do_not_truncate")
+
+
 def is_config(data) -> bool:
     """A NeMo Automodel recipe: a recipe or model `_target_` in nemo_automodel."""
     if not isinstance(data, dict):
@@ -116,7 +130,11 @@ def read(data: dict, lines: dict[str, int], file: str) -> tuple[dict[str, Settin
     else:
         put("finetuning_type", "full", "model")
     seq = as_int(ds.get("seq_length")) or as_int(sect("packed_sequence").get("packed_sequence_size"))
-    if seq:
+    if seq and not _caps(ds, sect("packed_sequence")):
+        notes.append(f"dataset.seq_length {ds.get('seq_length')} with truncation {ds.get('truncation', 'unset')}: "
+                     f"no cap (ChatDataset passes it to apply_chat_template as max_length, which cuts only when "
+                     f"truncation is on: {CHAT_SRC}); the samples' own lengths decide")
+    elif seq:
         put("cutoff_len", seq, "dataset.seq_length")
     strategy = str(dist.get("strategy") or "fsdp2").lower()
     if strategy in ("fsdp2", "fsdp"):
