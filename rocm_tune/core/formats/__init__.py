@@ -407,6 +407,7 @@ def _env_files(job: Job, cmd: shell.Command) -> dict[str, str]:
 
 def _read_command(job: Job, cmd: shell.Command, file: str, script: shell.Script) -> None:
     argv = cmd.argv
+    job.env.update({**script.exports, **cmd.env})   # what any command's launch sets (OmegaConf `${oc.env:X}`)
     hit = _entry(argv)
     if hit is None:
         return
