@@ -784,10 +784,8 @@ def _parallel_phases(model, cfg: TrainConfig, lay, eval_batch: int | None, job: 
                 f"optimizer state / {esplit * round(expert / expert_opt)}, expert TP {lay.expert_tp}: {megatron.ETP_SRC})"
                 if expert else "") + ", activations / "
                 f"{lay.cp * (lay.tp if lay.sp else 1)} (approximate: Megatron's split, 1F1B keeps about one model's "
-                f"activations on the first stage)" + (f"; FSDP gathers a unit's 16-bit weights just in time (two "
-                f"units, the next prefetched" + (", and one unit's unsharded gradient" if cfg.method == "full" else "")
-                + (", a layer's unit holding only this rank's experts" if expert else "") + f": {gathered / 2**30:.2f} GiB)"
-                if gathered else ""))
+                f"activations on the first stage)" + (_gather_note(gathered, cfg.method == "full", bool(expert))
+                                                      if gathered else ""))
     host = host if not lay.device_map else 0.0
     phases: dict[str, dict | None] = {
         "load": _phase(w), "step": _phase(st + a),
@@ -825,6 +823,13 @@ def _block_recompute(job: formats.Job | None, model, cfg1: TrainConfig, lay, act
     more = max(0.0, float(full.activations_bytes - one.activations_bytes)) * (stage - n) / stage
     return act + more, [f"recompute block, {n} of {stage} layers per stage recomputed: the other {stage - n} keep "
                         f"every activation (+{more / 2**30:.2f} GiB before the split)"]
+
+
+def _gather_note(gathered: float, full: bool, expert: bool) -> str:
+    """The FSDP just-in-time gather, said (_fsdp_gathered)."""
+    return ("; FSDP gathers a unit's 16-bit weights just in time (two units, the next prefetched"
+            + (", and one unit's unsharded gradient" if full else "")
+            + (", a layer's unit holding only this rank's experts" if expert else "") + f": {gathered / 2**30:.2f} GiB)")
 
 
 def _fsdp_gathered(model, mp: int, esplit: int = 0, full: bool = True) -> float:

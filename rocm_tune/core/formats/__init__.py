@@ -1759,8 +1759,8 @@ def _read_own_trainer(job: Job, fmt: str, text: str, p: str) -> None:
         gpus, nodes = None, None
     elif fmt == "automodel-yaml":
         oc_notes: list[str] = []       # Automodel loads its YAML with OmegaConf (resolvers and interpolations)
-        data = values.omegaconf_resolve(dict(_load_structured(text, p) or {}), oc_notes, job.env)
-        st, notes, _dp = automodel.read(data, yaml_lines(text), p)
+        am_data = values.omegaconf_resolve(dict(_load_structured(text, p) or {}), oc_notes, job.env)
+        st, notes, _dp = automodel.read(am_data, yaml_lines(text), p)
         notes += oc_notes
         runner, entry, style = "hf", "NeMo Automodel recipe (automodel finetune llm)", "hf"
         gpus, nodes = None, None
