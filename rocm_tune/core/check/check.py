@@ -728,7 +728,9 @@ def _parallel_phases(model, cfg: TrainConfig, lay, eval_batch: int | None, job: 
     (under 1F1B the first pipeline stage keeps PP micro-batches of its 1/PP of the layers: about one whole model's
     activations). device_map="auto": one process, every term / the GPUs (the layers are split, nothing in flight)."""
     megatron_mixed = (not lay.device_map and cfg.precision in ("bf16", "fp16") and job is not None
-                      and job.runner == "megatron")
+                      and (job.runner == "megatron" or job.get("__lf_megatron__") is not None))
+    # (LLaMA-Factory's USE_MCA / USE_MEGATRON_BRIDGE: McaTrainer / Megatron Bridge train Megatron-core's module and
+    # its DDP + distributed optimizer: the same mixed precision, runners/llamafactory.py apply_megatron)
     # Megatron's mixed precision has no autocast: the module itself is 16-bit (measured here as pure_bf16, so the
     # activations carry no autocast weight copies); its states are counted below as Megatron keeps them
     cfg1 = replace(cfg, gpus=1, nodes=1, zero_stage=0, offload="none",
