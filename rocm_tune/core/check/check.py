@@ -741,7 +741,9 @@ def _parallel_phases(model, cfg: TrainConfig, lay, eval_batch: int | None, job: 
     (under 1F1B the first pipeline stage keeps PP micro-batches of its 1/PP of the layers: about one whole model's
     activations). device_map="auto": one process, every term / the GPUs (the layers are split, nothing in flight)."""
     megatron_mixed = (not lay.device_map and cfg.precision in ("bf16", "fp16") and job is not None
-                      and job.runner == "megatron")
+                      and (job.runner == "megatron" or job.get("__lf_megatron__") is not None))
+    # (LLaMA-Factory's USE_MCA / USE_MEGATRON_BRIDGE: McaTrainer / Megatron Bridge train Megatron-core's module and
+    # its DDP + distributed optimizer: the same mixed precision, runners/llamafactory.py apply_megatron)
     # Megatron's mixed precision has no autocast: the module itself is 16-bit (measured here as pure_bf16, so the
     # activations carry no autocast weight copies); its states are counted below as Megatron keeps them
     cfg1 = replace(cfg, gpus=1, nodes=1, zero_stage=0, offload="none",
@@ -787,7 +789,7 @@ def _parallel_phases(model, cfg: TrainConfig, lay, eval_batch: int | None, job: 
         opt = one.optimizer_bytes * (dense / odp + expert_opt)
         host = opt if lay.optimizer_offload else 0.0
         w = one.weights_bytes * (dense + expert) / wdp
-        gathered = _fsdp_gathered(model, mp) if wdp > 1 else 0.0
+        gathered = _fsdp_gathered(model, mp, esplit if expert else 0, cfg.method == "full") if wdp > 1 else 0.0
         st = w + one.gradients_bytes * (dense + expert) / gdp + opt - host
         a = act / lay.cp / (lay.tp if lay.sp else 1) + gathered
         split = (f"weights / {mp * wdp}, gradients / {mp * gdp}" if lay.fsdp else
@@ -797,9 +799,8 @@ def _parallel_phases(model, cfg: TrainConfig, lay, eval_batch: int | None, job: 
                 f"optimizer state / {esplit * round(expert / expert_opt)}, expert TP {lay.expert_tp}: {megatron.ETP_SRC})"
                 if expert else "") + ", activations / "
                 f"{lay.cp * (lay.tp if lay.sp else 1)} (approximate: Megatron's split, 1F1B keeps about one model's "
-                f"activations on the first stage)" + (f"; FSDP gathers a unit's 16-bit weights just in time (two "
-                f"units, the next prefetched, and one unit's unsharded gradient: {gathered / 2**30:.2f} GiB)"
-                if gathered else ""))
+                f"activations on the first stage)" + (_gather_note(gathered, cfg.method == "full", bool(expert))
+                                                      if gathered else ""))
     host = host if not lay.device_map else 0.0
     phases: dict[str, dict | None] = {
         "load": _phase(w), "step": _phase(st + a),
@@ -839,14 +840,25 @@ def _block_recompute(job: formats.Job | None, model, cfg1: TrainConfig, lay, act
                         f"every activation (+{more / 2**30:.2f} GiB before the split)"]
 
 
-def _fsdp_gathered(model, mp: int) -> float:
+def _gather_note(gathered: float, full: bool, expert: bool) -> str:
+    """The FSDP just-in-time gather, said (_fsdp_gathered)."""
+    return ("; FSDP gathers a unit's 16-bit weights just in time (two units, the next prefetched"
+            + (", and one unit's unsharded gradient" if full else "")
+            + (", a layer's unit holding only this rank's experts" if expert else "") + f": {gathered / 2**30:.2f} GiB)")
+
+
+def _fsdp_gathered(model, mp: int, esplit: int = 0, full: bool = True) -> float:
     """Megatron FSDP's just-in-time gather (megatron/core/distributed/torch_fully_sharded_data_parallel.py: each
     TransformerLayer, the embedding and the output layer one fully_shard unit): the largest unit's 16-bit weights
-    twice (the one running and the next prefetched) and its unsharded 16-bit gradient before the reduce-scatter."""
+    twice (the one running and the next prefetched) and, when every weight trains, its unsharded 16-bit gradient
+    before the reduce-scatter (LoRA: the frozen weights have none). Under expert parallelism (`esplit` > 0: the GPUs
+    one routed expert is split over) a layer's unit gathers only this rank's experts: the routed experts' share / that
+    (torchtitan / Automodel shard the experts over the expert data-parallel mesh, parallelize.py)."""
     p = model.params
     layers = max(1, int(model.num_layers))
-    per_layer = max(0, p.total - p.embed - p.lm_head) / layers
-    return max(per_layer, p.embed, p.lm_head) / mp * 2 * 3
+    experts = p.experts / esplit if esplit else p.experts / mp
+    per_layer = (max(0, p.total - p.embed - p.lm_head - p.experts) / mp + experts) / layers
+    return max(per_layer, p.embed / mp, p.lm_head / mp) * 2 * (3 if full else 2)
 
 
 def _megatron_kernels(job: formats.Job, model, cfg: TrainConfig) -> tuple[TrainConfig, list[str]]:

@@ -409,6 +409,7 @@ def _env_files(job: Job, cmd: shell.Command) -> dict[str, str]:
 
 def _read_command(job: Job, cmd: shell.Command, file: str, script: shell.Script) -> None:
     argv = cmd.argv
+    job.env.update({**script.exports, **cmd.env})   # what any command's launch sets (OmegaConf `${oc.env:X}`)
     hit = _entry(argv)
     if hit is None:
         return
@@ -418,6 +419,7 @@ def _read_command(job: Job, cmd: shell.Command, file: str, script: shell.Script)
     pre = cmd.tokens[:idx]
     prog = cmd.tokens[idx + 1:]
     env = {**script.exports, **_env_files(job, cmd), **cmd.env}
+    job.env.update(env)
     # the launcher and its flags (everything before the program)
     launch_flags: dict[str, tuple[str, int]] = {}
     for i, t in enumerate(pre):
@@ -465,6 +467,9 @@ def _read_command(job: Job, cmd: shell.Command, file: str, script: shell.Script)
             job.settings.setdefault("chunked_ce", Setting("chunked_ce", as_int(env["CELOSS_PARALLEL_SIZE"]), file,
                                                           cmd.line, "CELOSS_PARALLEL_SIZE", "env"))
         g = job.gpus or g
+    if runner == "llamafactory" and lf_yaml.megatron_backend(env):      # USE_MCA=1 / USE_MEGATRON_BRIDGE=1
+        job.settings["__lf_megatron__"] = Setting("__lf_megatron__", lf_yaml.megatron_backend(env), file, cmd.line,
+                                                  "USE_MCA" if "USE_MCA" in env else "USE_MEGATRON_BRIDGE", "env")
     if runner == "megatron" and entry.startswith("megatron "):
         _swift_image_caps(job, env, file, cmd.line)     # `megatron sft` runs ms-swift's templates
     if g is None and spawns:
@@ -1647,6 +1652,8 @@ def read_texts(texts: dict[str, str]) -> Job:
     if primus_cfgs and job.runner == "unknown":
         _apply_primus(job, texts, primus_cfgs[0])
     _apply_main_config(job, texts, yaml_cfgs, axo_cfgs)
+    if job.runner == "llamafactory":
+        lf_yaml.apply_megatron(job)
     _drop_detached_ds(job)
     # DeepSpeed JSON named by the config (runners/deepspeed.py)
     deepspeed_json.attach_reference(job, texts)
@@ -1812,7 +1819,10 @@ def _read_own_trainer(job: Job, fmt: str, text: str, p: str) -> None:
         runner, entry, style = "hf", "OLMo trainer (scripts/train.py)", "hf"
         gpus, nodes = None, None
     elif fmt == "automodel-yaml":
-        st, notes, _dp = automodel.read(_load_structured(text, p), yaml_lines(text), p)
+        oc_notes: list[str] = []       # Automodel loads its YAML with OmegaConf (resolvers and interpolations)
+        am_data = values.omegaconf_resolve(dict(_load_structured(text, p) or {}), oc_notes, job.env)
+        st, notes, _dp = automodel.read(am_data, yaml_lines(text), p)
+        notes += oc_notes
         runner, entry, style = "hf", "NeMo Automodel recipe (automodel finetune llm)", "hf"
         gpus, nodes = None, None
         job.defaults = dict(automodel.DEFAULTS)

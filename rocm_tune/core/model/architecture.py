@@ -1303,6 +1303,9 @@ _FAMILY_ALIASES = {
     # GLM-4.7-Flash (transformers models/glm4_moe_lite): DeepseekV2Attention (MLA) + Glm4Moe's MoE block (routed +
     # shared experts, a gate with e_score_correction_bias) after the first_k_dense_replace dense layers
     "glm4_moe_lite": "deepseek_v3",
+    # GLM-5 / 5.1 / 5.2 (transformers models/glm_moe_dsa): the same MLA + routed/shared-expert weights, plus DSA's
+    # small lightning indexer (not counted: under 0.2 % of GLM-5's weights)
+    "glm_moe_dsa": "deepseek_v3",
     "smollm3": "llama",                # SmolLM3: LlamaForCausalLM's weights; its NoPE layers add none
     "olmo3": "olmo2",                  # Olmo 3: OLMo 2's weights; its sliding-window layers add none
 }

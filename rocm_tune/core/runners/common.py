@@ -189,6 +189,7 @@ class Job:
     ds_from_accelerate: bool = False   # ZeRO set by the accelerate config's deepspeed_config (no JSON file)
     # the reading tool's own defaults (core/formats/litgpt.py ...), over the runner's DEFAULTS where the job sets nothing
     defaults: dict = field(default_factory=dict)
+    env: dict = field(default_factory=dict)           # the variables the launch commands set (OmegaConf oc.env)
 
     def get(self, key: str, default=None):
         s = self.settings.get(key)

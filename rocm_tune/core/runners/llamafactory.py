@@ -14,7 +14,7 @@ Read in hiyouga/LlamaFactory at the commits below (v0.9.5 = 7af90952, main = ff6
 
 from __future__ import annotations
 
-from rocm_tune.core.runners import Fact, Regime, checkpoint_dtype
+from rocm_tune.core.runners import Fact, Regime, checkpoint_dtype, megatron
 from rocm_tune.core.runners.common import Default, Job, Setting, as_bool, load_structured, scalar_value, yaml_lines
 from rocm_tune.profiles.preference_logits import LF_DPO_REFERENCE_PASS, LF_KTO_REFERENCE_PASS
 
@@ -375,3 +375,63 @@ def cli_release_note(job: Job, gpus_per_node: int) -> str | None:
     # without a pin the release is not in the files: every release since 0.8.0 (June 2024) starts torchrun, as
     # counted; saying so on every multi-GPU check would be noise
     return f"{one} (llamafactory {pins[0][0]}.{pins[0][1]} pinned)" if pins else None
+
+
+# LLaMA-Factory's Megatron back ends (hiyouga/LlamaFactory src/llamafactory/hparams/parser.py get_train_args):
+# `USE_MCA=1` parses the arguments with alibaba/ROLL mcore_adapter's TrainingArguments (Megatron-core under LF:
+# tensor/pipeline/context/expert parallel sizes, sequence_parallel, use_distributed_optimizer (default False),
+# recompute_granularity (default None: no recomputation), optimizer_cpu_offload) and trains with McaTrainer
+# (src/llamafactory/train/mca/workflow.py); `USE_MEGATRON_BRIDGE=1` parses MegatronBridgeArguments
+# (src/llamafactory/hparams/megatron_bridge_args.py: the same keys, use_distributed_optimizer default True).
+# is_env_enabled: the variable's value lower-cased in ("true", "y", "1") (src/llamafactory/extras/misc.py). Without
+# either, HfArgumentParser refuses those keys, so a YAML that carries them is launched in one of the two modes.
+MCA_ENV = {"USE_MCA": "mca", "USE_MEGATRON_BRIDGE": "megatron-bridge"}
+MCA_SRC = {"mca": "hiyouga/LlamaFactory:src/llamafactory/hparams/parser.py (USE_MCA -> mcore_adapter "
+                  "TrainingArguments); alibaba/ROLL:mcore_adapter/src/mcore_adapter/training_args.py",
+           "megatron-bridge": "hiyouga/LlamaFactory:src/llamafactory/hparams/megatron_bridge_args.py"}
+MEGATRON_KEYS = ("tensor_model_parallel_size", "pipeline_model_parallel_size", "context_parallel_size",
+                 "expert_model_parallel_size", "expert_tensor_parallel_size", "sequence_parallel",
+                 "use_distributed_optimizer", "recompute_granularity", "recompute_method", "recompute_num_layers",
+                 "recompute_modules", "optimizer_cpu_offload", "overlap_param_gather", "moe_grouped_gemm")
+
+
+def env_enabled(value) -> bool:
+    """LLaMA-Factory's is_env_enabled (extras/misc.py): "true", "y", "1" in any case."""
+    return str(value).strip().strip("'\"").lower() in ("true", "y", "1")
+
+
+def megatron_backend(env: dict) -> str | None:
+    """The Megatron back end a launch's environment selects (USE_MCA wins, as get_train_args tests it first)."""
+    for var, name in MCA_ENV.items():
+        if var in env and env_enabled(env[var]):
+            return name
+    return None
+
+
+def apply_megatron(job: Job) -> None:
+    """Under USE_MCA / USE_MEGATRON_BRIDGE (or a config with Megatron's keys, which only those modes accept): the
+    Megatron keys read as Megatron-LM's (runners/megatron.py read_flags: the layout, the distributed optimizer,
+    recomputation) - LF's own gradient checkpointing does not run there, only recompute_granularity does."""
+    mode = job.settings.get("__lf_megatron__")
+    keys = [k for k in MEGATRON_KEYS if k in job.settings]
+    if mode is None and not any(k in job.settings for k in MEGATRON_KEYS[:5]):
+        return
+    if mode is None:
+        first = job.settings[keys[0]]
+        mode = Setting("__lf_megatron__", "mca", first.file, first.line, f"{first.native} (accepted only under "
+                       "USE_MCA=1 / USE_MEGATRON_BRIDGE=1)", "assumed")
+        job.settings["__lf_megatron__"] = mode
+    flags = {k: (str(job.settings[k].value), job.settings[k].line or 0) for k in keys}
+    if mode.value == "megatron-bridge" and "use_distributed_optimizer" not in flags:
+        flags["use_distributed_optimizer"] = ("true", 0)
+    st, notes = megatron.read_flags(flags, job.settings[keys[0]].file if keys else mode.file or "")
+    for k, s in st.items():
+        if k.startswith("__") or k == "disable_gradient_checkpointing":
+            job.settings[k] = s
+    if "disable_gradient_checkpointing" not in st:
+        job.settings["disable_gradient_checkpointing"] = Setting(
+            "disable_gradient_checkpointing", True, mode.file, None,
+            "recompute_granularity (None: Megatron recomputes nothing)", "assumed")
+    job.notes.append(f"LLaMA-Factory {mode.value} (Megatron-core): its parallel, optimizer and recompute keys read as "
+                     f"Megatron's ({MCA_SRC[str(mode.value)]})")
+    job.notes += notes

@@ -679,7 +679,20 @@ def ipython_expand(line: str, names: dict) -> str:
 
 # ------------------------------------------------------------------------------------------------ OmegaConf
 _OC_REF = re.compile(r"\$\{\s*(\.*[A-Za-z_][\w-]*(?:\.[\w-]+)*)\s*\}")
-_OC_ENV = re.compile(r"^\$\{\s*oc\.env\s*:\s*([A-Za-z_]\w*)\s*,\s*([^{}]*?)\s*\}$")
+# OmegaConf's grammar (omegaconf/grammar/OmegaConfGrammarParser.g4; resolvers in omegaconf/resolvers/oc/__init__.py
+# env): `${oc.env:NAME}` / `${oc.env:NAME,default}` - the default a plain or quoted string, `null` = None - and the
+# older `${env:NAME,default}` spelling (OmegaConf 2.0)
+_OC_ENV = re.compile(r"\$\{\s*(?:oc\.)?env\s*:\s*([A-Za-z_]\w*)\s*(?:,\s*([^{}]*?))?\s*\}")
+
+
+def _oc_default(text: str | None):
+    """An oc.env default as OmegaConf reads it: quotes stripped, `null` None (no default: None too)."""
+    if text is None:
+        return None
+    t = text.strip()
+    if len(t) >= 2 and t[0] == t[-1] and t[0] in "'\"":
+        return t[1:-1]
+    return None if t.lower() == "null" else t
 
 
 def _oc_lookup(root: dict, here: list[str], ref: str):
@@ -694,11 +707,32 @@ def _oc_lookup(root: dict, here: list[str], ref: str):
     return node
 
 
-def omegaconf_resolve(data: dict, notes: list[str]) -> dict:
-    """A config OmegaConf loads (torchtune's YAML: torchtune/config/_parse.py OmegaConf.load + merge) with its
-    interpolations of other keys filled (`${output_dir}/logs`, `batch_size: ${train.bs}`, `${.x}`, `${..x}`) where
-    they name a literal of the same file, and `${oc.env:X,default}` read as its default (said in `notes`: the
-    environment may set X). Anything else (`${oc.env:X}` without a default, another resolver) stays as written."""
+def _oc_env(value: str, here: list[str], env: dict, notes: list[str]):
+    """`value` with its oc.env resolvers read: the launch's environment first, else the default (said in `notes`);
+    one with neither stays as written. A whole-value resolver gives the value itself (None for a `null` default)."""
+    def get(m: re.Match):
+        name, default = m.group(1), _oc_default(m.group(2))
+        if name in env:
+            notes.append(f"{'.'.join(here)} {m.group(0)}: {env[name]} (the launch sets {name})")
+            return env[name], True
+        if m.group(2) is not None:
+            notes.append(f"{'.'.join(here)} {m.group(0)}: the default {default} (unless the environment sets {name})")
+            return default, True
+        return m.group(0), False
+    whole = _OC_ENV.fullmatch(value.strip())
+    if whole:
+        return get(whole)[0]
+    return _OC_ENV.sub(lambda m: str(get(m)[0]), value)
+
+
+def omegaconf_resolve(data: dict, notes: list[str], env: dict | None = None) -> dict:
+    """A config OmegaConf loads (torchtune's YAML: torchtune/config/_parse.py OmegaConf.load + merge; NeMo
+    Automodel's, nemo_automodel/components/config/loader.py) with its interpolations of other keys filled
+    (`${output_dir}/logs`, `batch_size: ${train.bs}`, `${.x}`, `${..x}`) where they name a literal of the same file,
+    and `${oc.env:X}` / `${oc.env:X,default}` read from `env` (the launch's environment), else as its default (said
+    in `notes`: the environment may set X). Anything else (`${oc.env:X}` unset, another resolver) stays as written."""
+    env = env or {}
+
     def resolve(value, here: list[str], depth: int = 0):
         if isinstance(value, dict):
             return {k: resolve(v, here + [str(k)], depth) for k, v in value.items()}
@@ -706,11 +740,10 @@ def omegaconf_resolve(data: dict, notes: list[str]) -> dict:
             return [resolve(v, here, depth) for v in value]
         if not isinstance(value, str) or "${" not in value or depth > 8:
             return value
-        env = _OC_ENV.match(value.strip())
-        if env:
-            notes.append(f"{'.'.join(here)} {value}: the default {env.group(2)} (unless the environment sets "
-                         f"{env.group(1)})")
-            return env.group(2)
+        if _OC_ENV.search(value):
+            value = _oc_env(value, here, env, notes)
+            if not isinstance(value, str) or "${" not in value:
+                return value
         whole = _OC_REF.fullmatch(value.strip())
         if whole:             # a whole-value interpolation keeps the referenced node's type (an int stays one)
             got = _oc_lookup(data, here, whole.group(1))
