@@ -36,8 +36,10 @@ ADAM_SQRT_TEMP = {"adamw_torch": "foreach", "adamw_hf": "per_param"}
 
 def _adam_sqrt_temp(job: Job, optim: str) -> str:
     """Which square-root temporary the HF Trainer's AdamW makes in its step (TrainConfig.adam_sqrt_temp); "" for
-    other runners, other optimizers and FSDP (its sharded step is core/check's _fsdp_phases)."""
-    if optim != "adamw" or job.runner not in FOREACH_ADAMW_RUNNERS or fsdp_spec(job) is not None:
+    other runners, other optimizers, FSDP (its sharded step is core/check's _fsdp_phases) and LLaMA-Factory's
+    Megatron modes (USE_MCA / USE_MEGATRON_BRIDGE: Megatron's own optimizer steps, not the Trainer's `optim`)."""
+    if optim != "adamw" or job.runner not in FOREACH_ADAMW_RUNNERS or fsdp_spec(job) is not None \
+            or job.get("__lf_megatron__"):
         return ""
     return ADAM_SQRT_TEMP.get(str(job.get("optim", "adamw_torch")).lower().strip("'\""), "")
 
