@@ -49,6 +49,7 @@ from rocm_tune.core.runs.diagnose import peer_waits   # e-rank
 from rocm_tune.core.runs.diagnose import rank_exceptions   # e-peer2
 from rocm_tune.core.runs.diagnose import guarded_imports, run_shapes   # e-new14
 from rocm_tune.core.runs.diagnose import release_gates   # e-ver3
+from rocm_tune.core.runs.diagnose import patched_forward   # e-new18
 from rocm_tune.core.runs.diagnose import collective_sizes, garbage_index   # e-new15
 from rocm_tune.core.runs.diagnose.runtime_skew import cuda_library_on_amd, hip_failure, runtime_skew
 from rocm_tune.profiles import collective_causes as _cc
@@ -2675,6 +2676,9 @@ def _version_reading(r: Diagnosis, blob: str) -> tuple[str, str] | None:
         return said   # e-ver3: a library's own version gate, a saved dataset's feature type of another release
     if r.family == "flash_attn_error" and (said := _attention_release_words(r)) is not None:
         return said
+    if r.family in _COMPONENT_FAMILIES and (said := patched_forward.reading(
+            r.first.context or r.first.text, r.first.pre, blob)) is not None:
+        return said   # e-new18: a patched forward (Liger, Unsloth...) and transformers of different releases
     if r.code == "deepspeed-op-build-failed" and (m := _STALE_JIT_OP.search(r.first.text)) and \
             not _COMPILED_HERE.search("\n".join([blob, r.first.pre])):
         return (f"the cached op {m.group('op')} (torch_extensions/{m.group('dir')}) lacks a symbol of torch's C++ "
@@ -2816,6 +2820,9 @@ def _refine_versions(r: Diagnosis, texts: Sequence[str]) -> None:
             (named := name_skew.removed_name(exception_hit(r).text) or
              name_skew.release_name(exception_hit(r).text)) is not None:
         r.title, r.fix = named      # e-skew2: which release removed the name, and what replaced it
+    elif r.family == "version_check" and r.code in _NAMED_REMOVAL_CODES and \
+            (said := patched_forward.reading(r.first.context or r.first.text, r.first.pre, blob)) is not None:
+        r.title, r.fix = said       # e-new18: already the versions; name the patching library
     elif r.family in ("config_error", "unknown") and r.code in _REFUSAL_CODES and \
             (er := _enum_reading(r)) is not None and er.span is None:
         # e-skew2: a value no release of the library's enum declares: the run's configuration
