@@ -2494,7 +2494,7 @@ _ROCM_BUILT_FOR = re.compile(_rb.BUILT_FOR)
 _ROCM_INSTALLED = re.compile(_rb.INSTALLED)
 
 
-def _last_frames(pre: str) -> str:
+def _last_traceback(pre: str) -> str:
     """The last traceback of the text before a hit (its frames name the package that asked)."""
     tail = pre[-3000:]
     return tail[tail.rfind("Traceback (most recent call last)"):] if "Traceback (most recent call last)" in tail else ""
@@ -2784,7 +2784,7 @@ def _runtime_version_reading(r: Diagnosis, blob: str) -> tuple[str, str] | None:
         seen = (re.search(rf"\b{re.escape(m.group(1))}\.so\.(?!{m.group(2)}\b)\d+", blob) or
                 _runtime_major_differs(m.group(1), m.group(2), blob))
         shown = seen.group(0).strip() if seen else r.code == "rocm-library-missing" and _rocm_build_differs(
-            r.first.text + "\n" + _last_frames(r.first.pre), "\n".join([blob, r.first.pre]))
+            r.first.text + "\n" + _last_traceback(r.first.pre), "\n".join([blob, r.first.pre]))
         if shown:
             return (f"{m.group(1)}.so.{m.group(2)} is asked for but the log shows another release of its runtime "
                     f"({shown}): the binary was built for another ROCm/CUDA release than the one "
