@@ -115,6 +115,13 @@ def test_unsloth_reading_an_attribute_transformers_moved() -> None:
     assert said is not None and "unsloth" in said[0] and "rotary_emb" in said[0]
 
 
+def test_a_none_value_in_a_patch_frame_is_not_the_versions() -> None:
+    pre = ("Traceback (most recent call last):\n"
+           f'  File "{SP}/liger_kernel/transformers/model/llama.py", line 120, in lce_forward\n'
+           "    logits = self.lm_head(hidden_states).float()\n")
+    assert reading("AttributeError: 'NoneType' object has no attribute 'float'", pre, "") is None
+
+
 def test_axolotl_monkeypatch_named_by_the_refused_function() -> None:
     said = reading("TypeError: flashattn_forward() got an unexpected keyword argument 'cache_position'", "", "")
     assert said is not None and "axolotl" in said[0]
@@ -170,7 +177,7 @@ def test_loader_version_node_of_any_library() -> None:
              f"{SP}/cryptography/hazmat/bindings/_rust.abi3.so)", "OPENSSL"),
             (f"OSError: /usr/local/cuda/lib64/libcublasLt.so.11: version `libcublasLt.so.11' not found (required by "
              f"{SP}/torch/lib/libtorch_cuda.so)", "cublasLt"),
-            (f"./llama-cli: /opt/conda/lib/libgomp.so.1: version \u2018GOMP_5.0\u2019 not found (required by "
+            ("./llama-cli: /opt/conda/lib/libgomp.so.1: version \u2018GOMP_5.0\u2019 not found (required by "
              "./libggml.so)", "GOMP")):
         d = _root(line + "\n")
         assert d.family == "version_check" and d.code == "library-version-node-missing", (lib, d.family, d.code)

@@ -51,7 +51,9 @@ SIGNATURE_ERRORS = (
 UNUSED_MODEL_KWARGS = r"The following `model_kwargs` are not used by the model: \[(?P<arg>[^\]]*)\]"
 
 # an attribute of a transformers module the patch reads that this transformers release does not have
-MISSING_ATTRIBUTE = r"'(?P<func>\w+)' object has no attribute '(?P<arg>\w+)'"
+# (a builtin's or None's missing attribute is a value the code got, not a release's module)
+MISSING_ATTRIBUTE = (r"'(?!NoneType'|str'|int'|float'|bool'|list'|dict'|tuple'|function'|method')(?P<func>\w+)' object "
+                     r"has no attribute '(?P<arg>\w+)'")
 
 FIX = {
     "liger-kernel": "install the liger-kernel release made for the installed transformers (each release's pyproject "
