@@ -633,6 +633,10 @@ REAL_LINES = [
      "found (required by /home/u/lib/python3.10/site-packages/torch/lib/libtorch_python.so)", "pytorch/pytorch#87279"),
     ("system-runtime-too-old", "OSError: /lib/x86_64-linux-gnu/libc.so.6: version `GLIBC_2.32' not found (required by "
      "/opt/conda/lib/python3.8/site-packages/torch_scatter/_version_cuda.so)", "Looong01/pyg-rocm-build#3 (ROCm 5.4)"),
+    # e-new18: the same loader words for any other library's version node (glibc elf/dl-version.c)
+    ("library-version-node-missing", "ImportError: /lib/x86_64-linux-gnu/libcrypto.so.3: version `OPENSSL_3.0.0' not "
+     "found (required by /opt/conda/lib/python3.11/site-packages/cryptography/hazmat/bindings/_rust.abi3.so)",
+     "glibc elf/dl-version.c match_symbol"),
     ("datasets-fsspec-mismatch", "NotImplementedError: Loading a dataset cached in a LocalFileSystem is not supported.",
      "modelscope/facechain#388, huggingface/datasets#6330"),
     # protobuf's older spelling of the same message ("cannot not be")

@@ -398,7 +398,7 @@ _EXPLAIN3_SIGNATURES: tuple[Signature, ...] = (
           r"undefined symbol",
           # explain-rocm: the same mismatch in the dynamic loader's versioned-symbol words
           r"lib(?:amdhip64|hsa-runtime64|rocblas|MIOpen|hipblaslt|hipblas|rccl|rocsolver|hiprtc|amd_comgr)[\w.-]*\.so"
-          r"[\d.]*: version `[\w.]+' not found"),
+          r"[\d.]*: version [`'\u2018][\w.]+['\u2019] not found"),
          ("undefined symbol", "' not found"),
          sources=("ld.so's 'undefined symbol' for a ROCm library (e.g. libamdhip64.so.6: undefined symbol: "
                   "hsa_amd_memory_get_preferred_copy_engine)",)),
@@ -3719,10 +3719,27 @@ SIGNATURES: tuple[Signature, ...] = (
          "update the runtime the loader picks (conda install -c conda-forge libstdcxx-ng, or put the system "
          "libstdc++ first), or install a build of the package made for this system's glibc",
          "`strings $(dirname $(which python))/../lib/libstdc++.so.6 | grep GLIBCXX_3.4.3`; `ldd --version`",
-         (r"version `(?:GLIBC|GLIBCXX|CXXABI)_[\d.]+' not found",),
-         ("' not found",),
+         (r"version [`'\u2018](?:GLIBC|GLIBCXX|CXXABI)_[\d.]+['\u2019] not found",),
+         ("' not found", "\u2019 not found"),
          sources=("ld.so's versioned-symbol error: /lib/libstdc++.so.6: version `GLIBCXX_3.4.32' not found "
                   "(required by .../torch/lib/libtorch_python.so) (sophgo/LLM-TPU#166, FFTAI/Wiki-GRx-Gym#6)",)),
+    # e-new18 (issue 26): the same loader error for any other library's version node (glibc elf/dl-version.c
+    # match_symbol: "version `%s' not found (required by %s)"): HIP's hip_6.2, HSA's ROCR_1, CUDA's libcudart.so.12,
+    # OpenSSL's OPENSSL_3.0.0, libgomp's GOMP_5.0, libgcc_s' GCC_12.0.0 - the binary was linked against another
+    # (newer) release of the library than the one the loader found. Not "no version information available" (a note)
+    _sig("library-version-node-missing", "version_check", "error", "root", "a binary needs a release of a shared "
+         "library other than the one loaded (versioned symbol not found)",
+         "the binary (a wheel's extension, a plugin, an executable) was linked against a release of the library that "
+         "defines this symbol version; the loader found another release of it first (LD_LIBRARY_PATH, a conda env's "
+         "copy, an older system package, another ROCm/CUDA install)",
+         "install the build made for the library release installed, or put the release it was linked against first on "
+         "the loader's path (LD_LIBRARY_PATH, `ldconfig`); `ldd` on the binary shows which copy it picks",
+         "`ldd <the binary named after 'required by'>`; `objdump -T <the library> | grep <version>`",
+         (r"\.so[\w.]*: version [`'\u2018](?!GLIBC_|GLIBCXX_|CXXABI_)[\w.@+-]+['\u2019] not found",),
+         ("' not found", "\u2019 not found"),
+         sources=("glibc elf/dl-version.c: version `%s' not found (required by %s)",
+                  "clr hipamd/src/hip_hcc.map.in version nodes (hip_4.2 ... hip_6.2), CUDA's per-soname nodes "
+                  "(libcublasLt.so.11: version `libcublasLt.so.11' not found)")),
     # r4-ver (issue 26): `datasets` refusing its own cache because the installed fsspec changed its protocol names
     # (fsspec 2023.10 under datasets < 2.14.6): the two releases do not match, the data is fine
     _sig("datasets-fsspec-mismatch", "version_check", "error", "root", "datasets cannot read its own cache with "

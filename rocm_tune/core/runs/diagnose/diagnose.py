@@ -49,10 +49,12 @@ from rocm_tune.core.runs.diagnose import peer_waits   # e-rank
 from rocm_tune.core.runs.diagnose import rank_exceptions   # e-peer2
 from rocm_tune.core.runs.diagnose import guarded_imports, run_shapes   # e-new14
 from rocm_tune.core.runs.diagnose import release_gates   # e-ver3
+from rocm_tune.core.runs.diagnose import patched_forward   # e-new18
 from rocm_tune.core.runs.diagnose import collective_sizes, garbage_index   # e-new15
 from rocm_tune.core.runs.diagnose.runtime_skew import cuda_library_on_amd, hip_failure, runtime_skew
 from rocm_tune.profiles import collective_causes as _cc
 from rocm_tune.profiles import amd_errors as _amd   # e-hip4
+from rocm_tune.profiles import rocm_builds as _rb   # e-new18
 from rocm_tune.profiles import kernel_platform_fixes as kfx
 from rocm_tune.profiles import launcher_exits as lx
 from rocm_tune.profiles import run_endings
@@ -2488,6 +2490,29 @@ def _runtime_major_differs(lib: str, major: str, blob: str) -> re.Match | None:
     return None
 
 
+_ROCM_BUILT_FOR = re.compile(_rb.BUILT_FOR)
+_ROCM_INSTALLED = re.compile(_rb.INSTALLED)
+
+
+def _last_traceback(pre: str) -> str:
+    """The last traceback of the text before a hit (its frames name the package that asked)."""
+    tail = pre[-3000:]
+    return tail[tail.rfind("Traceback (most recent call last)"):] if "Traceback (most recent call last)" in tail else ""
+
+
+def _rocm_build_differs(asking: str, blob: str) -> str | None:
+    """e-new18: the binary that asked for a ROCm library names the ROCm release it was built for (xla_rocm60,
+    +rocm6.2, libbitsandbytes_rocm62.so) and the log shows another ROCm release installed: both, as shown."""
+    built = _ROCM_BUILT_FOR.search(asking)
+    if built is None:
+        return None
+    for m in _ROCM_INSTALLED.finditer(blob):
+        have = tuple(g for g in m.groups() if g)[:2]
+        if have != (built.group("maj"), built.group("min")):
+            return f"{built.group(0)} build; {m.group(0).strip()} installed"
+    return None
+
+
 # e-ver (issue 26): a requirement with a version range that setuptools' pkg_resources (DistributionNotFound.report:
 # `The '<req>' distribution was not found and is required by <who>`) or transformers' utils/versions.py
 # (`... is required by this application`) could not satisfy. When the same log shows that package installed and in
@@ -2675,6 +2700,9 @@ def _version_reading(r: Diagnosis, blob: str) -> tuple[str, str] | None:
         return said   # e-ver3: a library's own version gate, a saved dataset's feature type of another release
     if r.family == "flash_attn_error" and (said := _attention_release_words(r)) is not None:
         return said
+    if r.family in _COMPONENT_FAMILIES and (said := patched_forward.reading(
+            r.first.context or r.first.text, r.first.pre, blob)) is not None:
+        return said   # e-new18: a patched forward (Liger, Unsloth...) and transformers of different releases
     if r.code == "deepspeed-op-build-failed" and (m := _STALE_JIT_OP.search(r.first.text)) and \
             not _COMPILED_HERE.search("\n".join([blob, r.first.pre])):
         return (f"the cached op {m.group('op')} (torch_extensions/{m.group('dir')}) lacks a symbol of torch's C++ "
@@ -2755,9 +2783,11 @@ def _runtime_version_reading(r: Diagnosis, blob: str) -> tuple[str, str] | None:
             return vendor
         seen = (re.search(rf"\b{re.escape(m.group(1))}\.so\.(?!{m.group(2)}\b)\d+", blob) or
                 _runtime_major_differs(m.group(1), m.group(2), blob))
-        if seen:
+        shown = seen.group(0).strip() if seen else r.code == "rocm-library-missing" and _rocm_build_differs(
+            r.first.text + "\n" + _last_traceback(r.first.pre), "\n".join([blob, r.first.pre]))
+        if shown:
             return (f"{m.group(1)}.so.{m.group(2)} is asked for but the log shows another release of its runtime "
-                    f"({seen.group(0).strip()}): the binary was built for another ROCm/CUDA release than the one "
+                    f"({shown}): the binary was built for another ROCm/CUDA release than the one "
                     "installed", "install the build made for the installed ROCm/CUDA (or the runtime release it was "
                     "built for); do not symlink one soname to another")
     elif r.code == "torch-build-lacks-backend":
@@ -2816,6 +2846,9 @@ def _refine_versions(r: Diagnosis, texts: Sequence[str]) -> None:
             (named := name_skew.removed_name(exception_hit(r).text) or
              name_skew.release_name(exception_hit(r).text)) is not None:
         r.title, r.fix = named      # e-skew2: which release removed the name, and what replaced it
+    elif r.family == "version_check" and r.code in _NAMED_REMOVAL_CODES and \
+            (said := patched_forward.reading(r.first.context or r.first.text, r.first.pre, blob)) is not None:
+        r.title, r.fix = said       # e-new18: already the versions; name the patching library
     elif r.family in ("config_error", "unknown") and r.code in _REFUSAL_CODES and \
             (er := _enum_reading(r)) is not None and er.span is None:
         # e-skew2: a value no release of the library's enum declares: the run's configuration
