@@ -633,6 +633,9 @@ REAL_LINES = [
      "found (required by /home/u/lib/python3.10/site-packages/torch/lib/libtorch_python.so)", "pytorch/pytorch#87279"),
     ("system-runtime-too-old", "OSError: /lib/x86_64-linux-gnu/libc.so.6: version `GLIBC_2.32' not found (required by "
      "/opt/conda/lib/python3.8/site-packages/torch_scatter/_version_cuda.so)", "Looong01/pyg-rocm-build#3 (ROCm 5.4)"),
+    # e-hip4: PyTorch's ROCm SDPA (aten/src/ATen/native/transformers/hip/sdp_utils.cpp) refusing the card
+    ("amd-attention-refused", "RuntimeError: FlashAttention only supports AMD MI200 GPUs or newer.",
+     "ROCm/flash-attention csrc/flash_attn_ck/mha_fwd.cpp"),
     # e-new18: the same loader words for any other library's version node (glibc elf/dl-version.c)
     ("library-version-node-missing", "ImportError: /lib/x86_64-linux-gnu/libcrypto.so.3: version `OPENSSL_3.0.0' not "
      "found (required by /opt/conda/lib/python3.11/site-packages/cryptography/hazmat/bindings/_rust.abi3.so)",
