@@ -16,7 +16,7 @@ from pathlib import Path
 
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.files import MAX_CONFIG_BYTES, check_lines, read_bytes
-from rocm_tune.core.formats import automodel, dotenv, env_reads, glm_finetune, litgpt, mlperf, olmo
+from rocm_tune.core.formats import automodel, dotenv, env_reads, glm_finetune, litgpt, mlperf, nb_cells, olmo
 from rocm_tune.core.runners import (
     accelerate,
     axolotl,
@@ -314,15 +314,23 @@ def notebook_code(text: str) -> str | None:
         return None
     if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
         return None
+    cells = _code_cells(nb)
+    # the cells after the one that runs `trainer.train()` reload the pushed result for inference: the model they
+    # name is not the one trained (nb_cells.training_cell), so the program ends with the training cell
+    last = nb_cells.training_cell(cells)
+    return "\n".join(c + "\n" for c in (cells if last is None else cells[:last + 1]))
+
+
+def _code_cells(nb: dict) -> list[str]:
+    """The notebook's code cells as Python text, shell and magic lines made `pass` (hf.without_shell_lines)."""
     out: list[str] = []
     for cell in nb["cells"]:
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
         src = cell.get("source", "")
         src = "".join(src) if isinstance(src, list) else str(src)
-        out += hf_args.without_shell_lines(src.splitlines())
-        out.append("")
-    return "\n".join(out)
+        out.append("\n".join(hf_args.without_shell_lines(src.splitlines())))
+    return out
 
 
 def _notebook_names(text: str) -> dict:
@@ -362,6 +370,10 @@ def notebook_files(text: str, path: str) -> dict[str, str]:
                 out[os.path.join(here, name) if here else name] = "\n".join(lines[1:]) + "\n"
             continue
         shell += [ln.lstrip()[1:] for ln in lines if ln.lstrip().startswith("!")]
+    # the config files its Python cells write (`yaml.dump(cfg, open("config.yml", "w"))` ...): read as written
+    for name, t in nb_cells.written_files(notebook_code(text) or "").items():
+        q = os.path.join(here, name) if here and not os.path.isabs(name) else name
+        out.setdefault(q, t)
     if any(w in ln for ln in shell for w in ("train", "torchrun", "accelerate", "deepspeed", "swift", "tune ")):
         names = _notebook_names(text)
         out[path + "!"] = "\n".join(values.ipython_expand(ln, names) for ln in shell) + "\n"

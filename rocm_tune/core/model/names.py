@@ -167,8 +167,19 @@ def _tokens(stem: str) -> list[str]:
     # ms-swift 2.x's model_type spells Qwen1.5 "qwen1half" (swift/llm/utils/model.py ModelType: qwen1half_7b_chat =
     # 'qwen1half-7b-chat', codeqwen1half-7b-chat, qwen1half-moe-a2_7b-chat): a version's ".5" written "half"
     s = re.sub(r"(?<=\d)half(?=$|[-_ ])", ".5", s)
+    s = _hyphen_point(s)
     s = re.sub(r"(?<=[a-z]{2})(?=\d+(?:\.\d+)?b(?:$|[-_ ]))", "-", s)  # "llama8b" -> llama-8b (not A3B, 8x7B)
     return [t for t in re.split(r"[-_\s]+", s) if t]
+
+
+def _hyphen_point(s: str) -> str:
+    """A size spelled with "-" for its point where that is unambiguous (hub names made from a run's output dir:
+    TRL's cookbook pushes `Qwen2-0-5B-GRPO-...` for Qwen2-0.5B): `0-5b` is 0.5B (no family numbers a version 0),
+    and after a series that carries its version glued (`qwen2`, `smollm2`, `qwen2.5`: a word ending in digits)
+    `-1-5b` is 1.5B; after a bare word (`llama-3-8b`, `gemma-2-2b`) or a number (`llama-3-2-1b`) the first
+    number stays a version."""
+    s = re.sub(r"(^|[-_ ])0-(\d[bm])(?=$|[-_ .])", r"\g<1>0.\2", s)
+    return re.sub(r"(^|[-_ ])([a-z][a-z0-9.]*\d)-([1-9])-(\d[bm])(?=$|[-_ .])", r"\1\2-\3.\4", s)
 
 
 _MLX_ORGS = frozenset({"mlx-community", "lmstudio-community-mlx"})
