@@ -816,6 +816,17 @@ def _downloaded_model(var: str, names: dict, line: int, notes: list[str]) -> str
     return got
 
 
+def _quantized_load(c) -> bool:
+    """from_pretrained(..., quantization_config=<a BitsAndBytesConfig>) or load_in_4bit=/load_in_8bit=True."""
+    for kw in c.keywords:
+        if kw.arg == "quantization_config" and not (isinstance(kw.value, ast.Constant) and kw.value.value is None):
+            return True
+        if kw.arg in ("load_in_4bit", "load_in_8bit") and isinstance(kw.value, ast.Constant) \
+                and kw.value.value is True:
+            return True
+    return False
+
+
 def _model_call(name: str, c, kws: dict, owner: str, put, out: dict, notes: list[str], names: dict) -> None:
     """The model's from_pretrained: its name, the dtype the weights load in, device_map, attention, Unsloth's
     max_seq_length."""
@@ -835,6 +846,13 @@ def _model_call(name: str, c, kws: dict, owner: str, put, out: dict, notes: list
                 put("load_dtype", "bf16", "from_pretrained", c.lineno)
                 notes.append(f"line {c.lineno}: Unsloth's {owner}.from_pretrained without dtype loads the "
                              f"weights in bfloat16")
+            elif dtype is None and _quantized_load(c):
+                # transformers 4.x quantizers (quantizer_bnb_4bit.py / quantizer_bnb_8bit.py update_torch_dtype):
+                # "Overriding torch_dtype=None with `torch_dtype=torch.float16` due to requirements of
+                # `bitsandbytes`": the weights left unquantized (embeddings, norms, lm_head) load in fp16
+                put("load_dtype", "fp16", "from_pretrained", c.lineno)
+                notes.append(f"line {c.lineno}: from_pretrained of a quantized model without torch_dtype: "
+                             f"transformers sets float16 for bitsandbytes (quantizer update_torch_dtype)")
             elif dtype is None:
                 put("load_dtype", "fp32", "from_pretrained", c.lineno)
                 notes.append(f"line {c.lineno}: from_pretrained without torch_dtype loads the weights in fp32 "
