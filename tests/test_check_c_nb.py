@@ -239,3 +239,23 @@ def test_a_smaller_logit_share_lowers_only_the_loss_terms():
     for bad in (0, 1.5, True):
         with pytest.raises(UserError):
             replace(cfg, logit_share=bad).validate()
+
+
+def _grpo_job(runner: str, native: str):
+    from rocm_tune.core.runners.common import Job, Setting
+
+    job = Job()
+    job.runner = runner
+    for k, v in (("stage", "grpo"), ("max_prompt_length", 1024), ("max_completion_length", 1023)):
+        job.settings[k] = Setting(k, v, "f", 1, native if k == "stage" else k, "flag")
+    return job
+
+
+def test_only_trls_and_swifts_grpo_keep_the_completions_logits():
+    from rocm_tune.core.runners import rl
+
+    assert rl.logit_share(_grpo_job("hf", "GRPOConfig")) == {"logit_share": 0.5}
+    assert rl.logit_share(_grpo_job("ms-swift", "rlhf_type")) == {"logit_share": 0.5}
+    # verl's and OpenRLHF's own actors take every position's logits
+    assert rl.logit_share(_grpo_job("hf", "algorithm.adv_estimator")) == {}
+    assert rl.logit_share(_grpo_job("hf", "advantage_estimator")) == {}
