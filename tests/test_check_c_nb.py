@@ -246,7 +246,7 @@ def _grpo_job(runner: str, native: str):
 
     job = Job()
     job.runner = runner
-    for k, v in (("stage", "grpo"), ("max_prompt_length", 1024), ("max_completion_length", 1023)):
+    for k, v in (("stage", "grpo"), ("max_prompt_length", 1025), ("max_completion_length", 1023)):
         job.settings[k] = Setting(k, v, "f", 1, native if k == "stage" else k, "flag")
     return job
 
