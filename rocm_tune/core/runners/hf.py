@@ -627,6 +627,7 @@ def _read_python_calls(tree, calls: list, names: dict, file: str, text: str) -> 
     out, more = read_flags(flags, file)
     notes += more
 
+    calls = _trained_calls(tree, calls, names, out, notes, file)
     _call_settings(calls, names, out, notes, file)
     for k, v in heads.program_head(calls, names, file).items():
         out.setdefault(k, v)
@@ -814,6 +815,26 @@ def _downloaded_model(var: str, names: dict, line: int, notes: list[str]) -> str
     notes.append(f"line {line}: from_pretrained({var}): {var} is not set in the file; the one model id it names, "
                  f"{got}, read as the checkpoint it loads (a download of it)")
     return got
+
+
+def _trained_calls(tree, calls: list, names: dict, out: dict, notes: list[str], file: str) -> list:
+    """The calls read for the model: where the program's Trainer gets a model followed back to one load
+    (core/runners/trained_model.py), the other models' from_pretrained calls (a judge, a baseline, the result
+    reloaded for inference) are left out; a hub id given to the Trainer itself is the model."""
+    from rocm_tune.core.runners import trained_model
+
+    got = trained_model.trained_model(tree, names)
+    if got is None:
+        return calls
+    others = [c for c in calls if c is not got and trained_model.is_model_load(c)]
+    if isinstance(got, str) and "model_name_or_path" not in out:
+        line = next((c.lineno for c in calls if _name(c.func).endswith("Trainer")), None)
+        out["model_name_or_path"] = Setting("model_name_or_path", got, file, line, "Trainer(model=...)", "flag")
+    if others:
+        notes.append(f"the Trainer trains {got if isinstance(got, str) else 'the model of line ' + str(got.lineno)}"
+                     f": the other from_pretrained call(s) (line {', '.join(str(c.lineno) for c in others)}) load "
+                     f"models it does not train")
+    return [c for c in calls if c not in others]
 
 
 def _quantized_load(c) -> bool:
