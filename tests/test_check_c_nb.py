@@ -259,3 +259,47 @@ def test_only_trls_and_swifts_grpo_keep_the_completions_logits():
     # verl's and OpenRLHF's own actors take every position's logits
     assert rl.logit_share(_grpo_job("hf", "algorithm.adv_estimator")) == {}
     assert rl.logit_share(_grpo_job("hf", "advantage_estimator")) == {}
+
+
+# --- the model the Trainer gets ------------------------------------------------------------------------------------
+
+def _trained(code: str):
+    import ast
+
+    from rocm_tune.core.runners import trained_model
+
+    got = trained_model.trained_model(ast.parse(code), {})
+    return got if got is None or isinstance(got, str) else ast.unparse(got)
+
+
+def test_the_trainers_model_is_followed_back_to_its_load():
+    judge = "judge = AutoModelForCausalLM.from_pretrained('meta-llama/Llama-3.1-70B-Instruct')\n"
+    assert _trained(judge + "t = SFTTrainer(model='Qwen/Qwen2.5-1.5B', args=a)\n") == "Qwen/Qwen2.5-1.5B"
+    peft = ("base = AutoModelForCausalLM.from_pretrained('mistralai/Mistral-7B-v0.1', load_in_4bit=True)\n"
+            "base = prepare_model_for_kbit_training(base)\n"
+            "model = get_peft_model(base, LoraConfig(r=8)).to('cuda')\n")
+    assert _trained(judge + peft + "trainer = Trainer(model=model, args=a)\n") == ("AutoModelForCausalLM.from_pretrained("
+                                                                          "'mistralai/Mistral-7B-v0.1', load_in_4bit=True)")
+    unsloth = ("model, tokenizer = FastLanguageModel.from_pretrained(model_name='unsloth/Llama-3.2-3B')\n"
+               "model = FastLanguageModel.get_peft_model(model, r=16)\n")
+    assert "unsloth/Llama-3.2-3B" in _trained(unsloth + "trainer = SFTTrainer(model, tokenizer=tokenizer)\n")
+    adapter = ("base = AutoModelForCausalLM.from_pretrained('google/gemma-2-9b')\n"
+               "model = PeftModel.from_pretrained(base, 'me/gemma-adapter', is_trainable=True)\n")
+    assert _trained(adapter + "trainer = DPOTrainer(model=model, args=a)\n") == "AutoModelForCausalLM.from_pretrained('google/gemma-2-9b')"
+    # the value a name has when the Trainer is built, not a later reload under the same name
+    later = ("model = AutoModelForCausalLM.from_pretrained('Qwen/Qwen2.5-0.5B')\n"
+             "trainer = GRPOTrainer(model=model, args=a)\ntrainer.train()\n"
+             "model = AutoModelForCausalLM.from_pretrained('me/Qwen2.5-0-5B-GRPO')\n")
+    assert _trained(later) == "AutoModelForCausalLM.from_pretrained('Qwen/Qwen2.5-0.5B')"
+    assert _trained("model = build()\ntrainer = Trainer(model=model)\n") is None
+    assert _trained("x = AutoModelForCausalLM.from_pretrained('a/b-7b')\n") is None
+
+
+def test_a_judge_loaded_before_the_trainer_is_not_the_model(offline, tmp_path, capsys):
+    cells = ("judge = AutoModelForCausalLM.from_pretrained('meta-llama/Llama-3.1-70B-Instruct', device_map='auto')\n",
+             "trainer = SFTTrainer(model='Qwen/Qwen2.5-1.5B-Instruct', train_dataset=ds,\n"
+             "    args=SFTConfig(output_dir='o', per_device_train_batch_size=2, max_length=1024, bf16=True))\n",
+             "trainer.train()\n")
+    d = _check(capsys, tmp_path, {"judge.ipynb": _nb(*cells)}, "--gpu", "a100-80gb")
+    assert d["model"]["name"] == "qwen2.5-1.5b" and d["verdict"] == "fits"
+    assert "load models it does not train" in _said(d)

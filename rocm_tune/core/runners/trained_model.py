@@ -58,9 +58,9 @@ def _follow(node, line: int, assigns: dict, names: dict, depth: int = 0):
     if depth > _DEPTH or node is None:
         return None
     if isinstance(node, ast.Name):
-        before = [v for ln, v in assigns.get(node.id, []) if ln < line]
-        if before:
-            return _follow(before[-1], line, assigns, names, depth + 1)
+        before = [(ln, v) for ln, v in assigns.get(node.id, []) if ln < line]
+        if before:      # the value the name had there; the names in it as they were before that assignment
+            return _follow(before[-1][1], before[-1][0], assigns, names, depth + 1)
     v = py_value(node, names) if not isinstance(node, ast.Call) else None
     if isinstance(v, str) and "/" in v:
         return v
