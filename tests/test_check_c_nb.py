@@ -168,6 +168,7 @@ yaml.safe_dump({"e": 5}, open("r.yaml"))
     assert json.loads(got["d.json"]) == {"zero_optimization": {"stage": 2}}
     assert "e.yaml" not in got and "r.yaml" not in got          # append, and a file opened for reading
     assert nb_cells.written_files("def broken(:\n") == {}
+    assert nb_cells.written_files("json.dump({'a': {1, 2}}, open('s.json', 'w'))\n") == {}     # a set: no JSON
 
 
 # --- sizes with "-" for the point --------------------------------------------------------------------------------
