@@ -24,6 +24,14 @@ FINETUNE_BASES: dict[tuple[str, float], tuple[str, frozenset[str], str]] = {
     # Google's MedGemma (model cards, 2025-26: "built on Gemma 3"): medgemma-4b-it / medgemma-1.5-4b-it are
     # Gemma3ForConditionalGeneration with Gemma 3 4B's sizes and its SigLIP tower (34 layers of 2560, vocab 262208);
     # medgemma-27b-text-it / medgemma-27b-it Gemma 3 27B's (62 layers of 5376)
+    # Google's CodeGemma (google/codegemma-2b, -7b, -7b-it, codegemma-1.1-*; the CodeGemma report: "built on Gemma"):
+    # config.json GemmaForCausalLM with Gemma 1's sizes: 7B 28 layers of 3072, 16 heads, intermediate 24576; 2B 18
+    # layers of 2048, 8 heads / 1 KV head, intermediate 16384; both vocab 256000 (unsloth/codegemma-2b's config.json,
+    # fine-tunes of google/codegemma-7b)
+    ("codegemma", 7.0): ("gemma-7b", frozenset(), "google/codegemma-7b*: Gemma 7B's shape (its config.json)"),
+    ("codegemma1.1", 7.0): ("gemma-7b", frozenset(), "google/codegemma-1.1-7b-it: Gemma 7B's shape (its config.json)"),
+    ("codegemma", 2.0): ("gemma-2b", frozenset(), "google/codegemma-2b: Gemma 2B's shape (its config.json)"),
+    ("codegemma1.1", 2.0): ("gemma-2b", frozenset(), "google/codegemma-1.1-2b: Gemma 2B's shape (its config.json)"),
     ("medgemma", 4.0): ("gemma-3-4b", frozenset(), "google/medgemma-4b-it: Gemma 3 4B's shape (its config.json)"),
     ("medgemma1.5", 4.0): ("gemma-3-4b", frozenset(),
                            "google/medgemma-1.5-4b-it: Gemma 3 4B's shape (its config.json)"),

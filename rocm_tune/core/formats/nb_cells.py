@@ -99,9 +99,12 @@ def _text(data, path: str, as_json: bool = False) -> str | None:
         return data
     if not isinstance(data, dict):
         return None
-    if as_json or path.lower().endswith(".json"):
-        return json.dumps(data, indent=2) + "\n"
-    return yaml.safe_dump(data, sort_keys=False)
+    try:
+        if as_json or path.lower().endswith(".json"):
+            return json.dumps(data, indent=2) + "\n"
+        return yaml.safe_dump(data, sort_keys=False)
+    except (TypeError, ValueError, yaml.YAMLError):      # a value neither can write (a set, a tuple key)
+        return None
 
 
 def _open_target(node, names: dict) -> str | None:

@@ -128,6 +128,10 @@ class TrainConfig:
     # LLaMA-Factory's DPO and KTO trainers (get_batch_loss_metrics: concatenated_forward(model) then
     # compute_reference_log_probs, the copy or the adapter-disabled policy; profiles/preference_logits.py); None = none
     reference_pass: tuple[float, float] | None = None
+    # the share of the sequence's positions whose logits the loss makes: TRL's GRPOTrainer (and ms-swift's, built on
+    # it) calls the model with logits_to_keep = completion length + 1 (trl/trainer/grpo_trainer.py
+    # _get_per_token_logps), so only the completion's [tokens, vocab] logits exist; 1.0 = every position
+    logit_share: float = 1.0
     # eager attention whose softmax kernel keeps other bytes per score than transformers' fp32 softmax (6 kept: its
     # fp32 output and the 16-bit copy; 6 at the backward's peak): (bytes per score kept, bytes per score the softmax
     # backward adds) - Megatron's / Transformer Engine's FusedScaleMaskSoftmax keeps only its 16-bit output and its
@@ -216,6 +220,9 @@ class TrainConfig:
                 isinstance(self.logits_16bit_loss, tuple) and len(self.logits_16bit_loss) == 2
                 and all(isinstance(v, (int, float)) and 0 <= v <= 16 for v in self.logits_16bit_loss)):
             raise UserError(f"logits_16bit_loss must be two copy counts between 0 and 16, got {self.logits_16bit_loss!r}")
+        if isinstance(self.logit_share, bool) or not isinstance(self.logit_share, (int, float)) \
+                or not 0 < self.logit_share <= 1:
+            raise UserError(f"logit_share must be a share above 0 and at most 1, got {self.logit_share!r}")
         if not isinstance(self.gradient_checkpointing, bool):
             raise UserError(f"gradient_checkpointing must be true or false, got {self.gradient_checkpointing!r}")
         if self.quant_bits not in (4, 8) or isinstance(self.quant_bits, bool):
@@ -252,6 +259,8 @@ class TrainConfig:
             d.pop("reference_pass")
         else:
             d["reference_pass"] = list(self.reference_pass or ())
+        if d["logit_share"] == 1.0:        # said only where the trainer keeps fewer positions' logits
+            d.pop("logit_share")
         if d["logits_16bit_loss"] is None:
             d.pop("logits_16bit_loss")
         else:
@@ -792,7 +801,7 @@ def _step_peak(model, cfg: TrainConfig, regime: Regime, training: _Training, res
     """Largest live total (beyond weights, optimizer state and buffers) over the phases of one step, and
     the gradients alive when backward ends."""
     params = model.params
-    logits = model.vocab_size * acts.tokens
+    logits = model.vocab_size * acts.tokens * cfg.logit_share
     compute = regime.compute_bytes
     softcap = compute * logits if model.final_logit_softcapping else 0   # tanh output saved by soft-capping
     offloaded = cfg.zero_stage >= 1 and cfg.offload != "none"

@@ -12,7 +12,7 @@ import os
 from rocm_tune.core.errors import UserError
 from rocm_tune.core.memory.estimate import TrainConfig
 from rocm_tune.core.model.lora import split_targets
-from rocm_tune.core.runners import heads, program_bounds, unsloth
+from rocm_tune.core.runners import heads, program_bounds, rl, unsloth
 from rocm_tune.core.runners.values import unread_note
 from rocm_tune.core.runners.common import Default, Finding, Job, Setting, as_bool, as_int
 from rocm_tune.profiles import model_heads
@@ -704,6 +704,7 @@ def build_config(job: Job, model, gpus: int | None, nodes: int | None, defaults:
     values.update(unsloth.terms(job, model, values))      # Unsloth's kernels, where the source pins them
     values.update({k: v or bool(values.get(k)) for k, v in _compiled(job, model).items()})
     values.update(_logits_16bit(job, values, str(getattr(model, "family", "") or "")))
+    values.update(rl.logit_share(job))
     values.update(_torchtune_chunked_ce(job, values))
     head = heads.config_head(job, values, a)
     if "cutoff_len" in head:      # a retrieval trainer's length is its query and passage lengths, not a guess

@@ -628,6 +628,7 @@ def _read_python_calls(tree, calls: list, names: dict, file: str, text: str) -> 
     out, more = read_flags(flags, file)
     notes += more
 
+    calls = _trained_calls(tree, calls, names, out, notes, file)
     _call_settings(calls, names, out, notes, file)
     for k, v in heads.program_head(calls, names, file).items():
         out.setdefault(k, v)
@@ -817,6 +818,37 @@ def _downloaded_model(var: str, names: dict, line: int, notes: list[str]) -> str
     return got
 
 
+def _trained_calls(tree, calls: list, names: dict, out: dict, notes: list[str], file: str) -> list:
+    """The calls read for the model: where the program's Trainer gets a model followed back to one load
+    (core/runners/trained_model.py), the other models' from_pretrained calls (a judge, a baseline, the result
+    reloaded for inference) are left out; a hub id given to the Trainer itself is the model."""
+    from rocm_tune.core.runners import trained_model
+
+    got = trained_model.trained_model(tree, names)
+    if got is None:
+        return calls
+    others = [c for c in calls if c is not got and trained_model.is_model_load(c)]
+    if isinstance(got, str) and "model_name_or_path" not in out:
+        line = next((c.lineno for c in calls if _name(c.func).endswith("Trainer")), None)
+        out["model_name_or_path"] = Setting("model_name_or_path", got, file, line, "Trainer(model=...)", "flag")
+    if others:
+        notes.append(f"the Trainer trains {got if isinstance(got, str) else 'the model of line ' + str(got.lineno)}"
+                     f": the other from_pretrained call(s) (line {', '.join(str(c.lineno) for c in others)}) load "
+                     f"models it does not train")
+    return [c for c in calls if c not in others]
+
+
+def _quantized_load(c) -> bool:
+    """from_pretrained(..., quantization_config=<a BitsAndBytesConfig>) or load_in_4bit=/load_in_8bit=True."""
+    for kw in c.keywords:
+        if kw.arg == "quantization_config" and not (isinstance(kw.value, ast.Constant) and kw.value.value is None):
+            return True
+        if kw.arg in ("load_in_4bit", "load_in_8bit") and isinstance(kw.value, ast.Constant) \
+                and kw.value.value is True:
+            return True
+    return False
+
+
 def _model_call(name: str, c, kws: dict, owner: str, put, out: dict, notes: list[str], names: dict) -> None:
     """The model's from_pretrained: its name, the dtype the weights load in, device_map, attention, Unsloth's
     max_seq_length."""
@@ -836,6 +868,13 @@ def _model_call(name: str, c, kws: dict, owner: str, put, out: dict, notes: list
                 put("load_dtype", "bf16", "from_pretrained", c.lineno)
                 notes.append(f"line {c.lineno}: Unsloth's {owner}.from_pretrained without dtype loads the "
                              f"weights in bfloat16")
+            elif dtype is None and _quantized_load(c):
+                # transformers 4.x quantizers (quantizer_bnb_4bit.py / quantizer_bnb_8bit.py update_torch_dtype):
+                # "Overriding torch_dtype=None with `torch_dtype=torch.float16` due to requirements of
+                # `bitsandbytes`": the weights left unquantized (embeddings, norms, lm_head) load in fp16
+                put("load_dtype", "fp16", "from_pretrained", c.lineno)
+                notes.append(f"line {c.lineno}: from_pretrained of a quantized model without torch_dtype: "
+                             f"transformers sets float16 for bitsandbytes (quantizer update_torch_dtype)")
             elif dtype is None:
                 put("load_dtype", "fp32", "from_pretrained", c.lineno)
                 notes.append(f"line {c.lineno}: from_pretrained without torch_dtype loads the weights in fp32 "

@@ -222,3 +222,30 @@ def engine_gpu_bytes(rl: RLSpec, model, vram: float) -> float:
     (llm.load_weights(state_dict)); over the card, that GPU runs out (trl#2864, trl#2927: 'GRPO needs room on the
     inference node to load the model weights')."""
     return rl.vllm_share * vram + float(model.params.total) * 2
+
+
+# TRL's GRPOTrainer since its first release (0.14: `model(input_ids, num_logits_to_keep=num_logits_to_keep + 1)`;
+# later `logits_to_keep=logits_to_keep + 1`, VLMs too where the model's forward takes it) and ms-swift's GRPOTrainer
+# built on it compute the logits of the completion only (trl/trainer/grpo_trainer.py _get_per_token_logps); R1-V's
+# open-r1-multimodal copy calls the VLM without it (every position's logits)
+LOGITS_TO_KEEP = "huggingface/trl:trl/trainer/grpo_trainer.py (_get_per_token_logps: logits_to_keep)"
+# the keys that say the GRPO step is TRL's trainer (GRPOConfig's own fields or class, open-r1's grpo.py) or ms-swift's
+# `rlhf_type grpo`; verl's `algorithm.adv_estimator` and OpenRLHF's `advantage_estimator` run their own actor, whose
+# forward returns every position's logits (verl dp_actor, OpenRLHF models/actor.py)
+TRL_GRPO_KEYS = frozenset({"num_generations", "GRPOConfig", "GRPOTrainer", "grpo.py", "rlhf_type"})
+
+
+def logit_share(job) -> dict:
+    """{"logit_share": share of the trained sequence whose logits exist} for TRL's and ms-swift's GRPO (see above)."""
+    rl = spec(job)
+    said = job.settings.get("stage")
+    if rl is None or job.runner not in ("hf", "ms-swift") or per_prompt_generations(job) \
+            or said is None or said.native not in TRL_GRPO_KEYS:
+        return {}
+    total = int(_num(job.get("cutoff_len"), rl.prompt + rl.completion))
+    keep = rl.completion + 1
+    if total <= keep:
+        return {}
+    job.notes.append(f"GRPO: the loss takes the logits of the completion only (logits_to_keep = "
+                     f"max_completion_length {rl.completion} + 1 of {total} positions; {LOGITS_TO_KEEP})")
+    return {"logit_share": keep / total}
