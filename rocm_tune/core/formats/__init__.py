@@ -419,6 +419,61 @@ def _env_files(job: Job, cmd: shell.Command) -> dict[str, str]:
     return out
 
 
+def _launcher(job: Job, pre: list, runner: str, entry: str) -> dict[str, tuple[str, int]]:
+    """The launcher and its flags (everything before the program); the runners' own CLIs as their launchers."""
+    launch_flags: dict[str, tuple[str, int]] = {}
+    for i, t in enumerate(pre):
+        b = os.path.basename(t.text)
+        if b in LAUNCHERS or b.endswith("ccelerate") or t.text in LAUNCHERS:
+            job.launcher = "accelerate" if b.endswith("ccelerate") else ("torchrun" if "torch" in b else b)
+            launch_flags = shell.flag_values(pre[i + 1:])
+            break
+    if runner == "llamafactory" and job.launcher is None:
+        job.launcher = "llamafactory-cli" if "llamafactory-cli" in entry else None
+    if runner == "ms-swift" and job.launcher is None:      # `deepspeed swift/cli/rlhf.py` keeps its launcher
+        job.launcher = "swift"
+    return launch_flags
+
+
+def _flag_counts(job: Job, launch_flags: dict[str, tuple[str, int]], file: str) -> Setting | None:
+    """The GPUs per node the launcher's flags give (returned) and its node count (set on the job)."""
+    g = None
+    for k in ("nproc_per_node", "nproc-per-node", "num_gpus", "num_processes"):
+        if k in launch_flags and as_int(launch_flags[k][0]):
+            g = Setting("gpus", as_int(launch_flags[k][0]), file, launch_flags[k][1], k, "flag")
+    if "include" in launch_flags:         # deepspeed --include localhost:0,1
+        inc = launch_flags["include"][0].split("@")[0]
+        n = _count_devices(inc.split(":", 1)[1]) if ":" in inc else None
+        if n:
+            g = Setting("gpus", n, file, launch_flags["include"][1], "include", "flag")
+    for k in ("nnodes", "num_nodes", "num_machines"):
+        if k in launch_flags and _node_count(k, launch_flags[k][0]):
+            job.nodes = Setting("nodes", _node_count(k, launch_flags[k][0]), file, launch_flags[k][1], k, "flag")
+    return g
+
+
+def _runner_env(job: Job, runner: str, entry: str, env: dict[str, str], file: str, line: int,
+                g: Setting | None) -> Setting | None:
+    """What the runners' own environment variables set: ms-swift's process/node counts, image caps and chunked loss,
+    LLaMA-Factory's Megatron modes; the GPUs per node after them."""
+    if runner == "ms-swift":
+        if as_int(env.get("NNODES", "x")) and job.nodes is None:     # swift/cli/main.py: torchrun --nnodes
+            job.nodes = Setting("nodes", as_int(env["NNODES"]), file, line, "NNODES", "env")
+        _swift_processes(job, env, file, line, g)
+        _swift_image_caps(job, env, file, line)
+        if (as_int(env.get("CELOSS_PARALLEL_SIZE", "x")) or 0) > 0:
+            # swift/trainers/sequence_parallel: the sequence-parallel loss runs ChunkedCrossEntropyLoss in blocks
+            job.settings.setdefault("chunked_ce", Setting("chunked_ce", as_int(env["CELOSS_PARALLEL_SIZE"]), file,
+                                                          line, "CELOSS_PARALLEL_SIZE", "env"))
+        g = job.gpus or g
+    if runner == "llamafactory" and lf_yaml.megatron_backend(env):      # USE_MCA=1 / USE_MEGATRON_BRIDGE=1
+        job.settings["__lf_megatron__"] = Setting("__lf_megatron__", lf_yaml.megatron_backend(env), file, line,
+                                                  "USE_MCA" if "USE_MCA" in env else "USE_MEGATRON_BRIDGE", "env")
+    if runner == "megatron" and entry.startswith("megatron "):
+        _swift_image_caps(job, env, file, line)     # `megatron sft` runs ms-swift's templates
+    return g
+
+
 def _read_command(job: Job, cmd: shell.Command, file: str, script: shell.Script) -> None:
     argv = cmd.argv
     job.env.update({**script.exports, **cmd.env})   # what any command's launch sets (OmegaConf `${oc.env:X}`)
@@ -432,30 +487,8 @@ def _read_command(job: Job, cmd: shell.Command, file: str, script: shell.Script)
     prog = cmd.tokens[idx + 1:]
     env = {**script.exports, **_env_files(job, cmd), **cmd.env}
     job.env.update(env)
-    # the launcher and its flags (everything before the program)
-    launch_flags: dict[str, tuple[str, int]] = {}
-    for i, t in enumerate(pre):
-        b = os.path.basename(t.text)
-        if b in LAUNCHERS or b.endswith("ccelerate") or t.text in LAUNCHERS:
-            job.launcher = "accelerate" if b.endswith("ccelerate") else ("torchrun" if "torch" in b else b)
-            launch_flags = shell.flag_values(pre[i + 1:])
-            break
-    if runner == "llamafactory" and job.launcher is None:
-        job.launcher = "llamafactory-cli" if "llamafactory-cli" in entry else None
-    if runner == "ms-swift" and job.launcher is None:      # `deepspeed swift/cli/rlhf.py` keeps its launcher
-        job.launcher = "swift"
-    g = None
-    for k in ("nproc_per_node", "nproc-per-node", "num_gpus", "num_processes"):
-        if k in launch_flags and as_int(launch_flags[k][0]):
-            g = Setting("gpus", as_int(launch_flags[k][0]), file, launch_flags[k][1], k, "flag")
-    if "include" in launch_flags:         # deepspeed --include localhost:0,1
-        inc = launch_flags["include"][0].split("@")[0]
-        n = _count_devices(inc.split(":", 1)[1]) if ":" in inc else None
-        if n:
-            g = Setting("gpus", n, file, launch_flags["include"][1], "include", "flag")
-    for k in ("nnodes", "num_nodes", "num_machines"):
-        if k in launch_flags and _node_count(k, launch_flags[k][0]):
-            job.nodes = Setting("nodes", _node_count(k, launch_flags[k][0]), file, launch_flags[k][1], k, "flag")
+    launch_flags = _launcher(job, pre, runner, entry)
+    g = _flag_counts(job, launch_flags, file)
     _launch_settings(job, cmd, launch_flags, file)
     if g is None and as_int(env.get("NPROC_PER_NODE", "x")) and (runner in ("ms-swift", "llamafactory", "megatron")):
         g = Setting("gpus", as_int(env["NPROC_PER_NODE"]), file, cmd.line, "NPROC_PER_NODE", "env")
@@ -469,21 +502,7 @@ def _read_command(job: Job, cmd: shell.Command, file: str, script: shell.Script)
                 if job.launcher in ("llamafactory-cli", "swift", "deepspeed", "accelerate") or n == 1 or spawns:
                     g = Setting("gpus", n, file, cmd.line, var, "env")
                 break
-    if runner == "ms-swift":
-        if as_int(env.get("NNODES", "x")) and job.nodes is None:     # swift/cli/main.py: torchrun --nnodes
-            job.nodes = Setting("nodes", as_int(env["NNODES"]), file, cmd.line, "NNODES", "env")
-        _swift_processes(job, env, file, cmd.line, g)
-        _swift_image_caps(job, env, file, cmd.line)
-        if (as_int(env.get("CELOSS_PARALLEL_SIZE", "x")) or 0) > 0:
-            # swift/trainers/sequence_parallel: the sequence-parallel loss runs ChunkedCrossEntropyLoss in blocks
-            job.settings.setdefault("chunked_ce", Setting("chunked_ce", as_int(env["CELOSS_PARALLEL_SIZE"]), file,
-                                                          cmd.line, "CELOSS_PARALLEL_SIZE", "env"))
-        g = job.gpus or g
-    if runner == "llamafactory" and lf_yaml.megatron_backend(env):      # USE_MCA=1 / USE_MEGATRON_BRIDGE=1
-        job.settings["__lf_megatron__"] = Setting("__lf_megatron__", lf_yaml.megatron_backend(env), file, cmd.line,
-                                                  "USE_MCA" if "USE_MCA" in env else "USE_MEGATRON_BRIDGE", "env")
-    if runner == "megatron" and entry.startswith("megatron "):
-        _swift_image_caps(job, env, file, cmd.line)     # `megatron sft` runs ms-swift's templates
+    g = _runner_env(job, runner, entry, env, file, cmd.line, g)
     if g is None and spawns:
         job.notes.append("fsdp_qlora train.py starts one process per visible GPU (mp.spawn over "
                          "torch.cuda.device_count()): pass --gpus, or --world_size in the command")

@@ -875,6 +875,18 @@ def _foreach_adam(cfg: TrainConfig, training: _Training, regime: Regime, residen
     return float((training.count if cfg.adam_sqrt_temp == "foreach" else training.largest) * regime.trainable_bytes)
 
 
+def _foreach_adam_note(cfg: TrainConfig, foreach: float) -> list[str]:
+    """What the AdamW step's square-root temporary (_foreach_adam) is, said where it is counted."""
+    if not foreach:
+        return []
+    if cfg.adam_sqrt_temp == "foreach":
+        return [f"torch AdamW (foreach, the Trainer's adamw_torch): its step makes a temporary of the second moment's "
+                f"size, {foreach / 2**30:.2f} GiB, beside the gradients (torch/optim _multi_tensor_adamw "
+                f"torch._foreach_sqrt(exp_avg_sqs); optim adamw_torch_fused steps in place)"]
+    return [f"transformers' AdamW (adamw_hf): its step makes the largest parameter's exp_avg_sq.sqrt(), "
+            f"{foreach / 2**30:.2f} GiB, beside the gradients (transformers/optimization.py AdamW.step)"]
+
+
 def _fused_ce_phases(model, cfg: TrainConfig, acts: _Activations, casts: _AutocastCopies, compute: int,
                      head_params: float, head_grad: float) -> list[float]:
     """The loss's phases under a fused linear cross-entropy (Liger ops/fused_linear_cross_entropy.py
@@ -987,14 +999,7 @@ def estimate(model, cfg: TrainConfig, gpu=None, *, prefetch_bucket: int | None =
         notes.append(own_loss)
     _kernel_notes(model, cfg, acts.tokens, notes)
     step += _step_extras(model, cfg, training, notes)
-    foreach = _foreach_adam(cfg, training, regime, resident)
-    if foreach:
-        notes.append(f"torch AdamW (foreach, the Trainer's adamw_torch): its step makes a temporary of the second "
-                     f"moment's size, {foreach / 2**30:.2f} GiB, beside the gradients (torch/optim _multi_tensor_adamw "
-                     f"torch._foreach_sqrt(exp_avg_sqs); optim adamw_torch_fused steps in place)"
-                     if cfg.adam_sqrt_temp == "foreach" else
-                     f"transformers' AdamW (adamw_hf): its step makes the largest parameter's exp_avg_sq.sqrt(), "
-                     f"{foreach / 2**30:.2f} GiB, beside the gradients (transformers/optimization.py AdamW.step)")
+    notes += _foreach_adam_note(cfg, _foreach_adam(cfg, training, regime, resident))
     vis = vision_memory(model, cfg, regime, lambda n, b: _optimizer_state(model, cfg, n, b))
     if vis is not None:
         notes.append(vis.note)

@@ -443,6 +443,24 @@ def lf_example(name: str) -> dict | None:
     return {**base, "zero_optimization": table[name]}
 
 
+def _switch_config(job) -> None:
+    """A bare `--deepspeed` (deepspeed.add_config_arguments' switch, as in DeepSpeed-Chat's main.py): the script
+    builds its config in code from its own flags -- --zero_stage N (default 0), --offload."""
+    from rocm_tune.core.runners.common import as_bool, as_int
+    from rocm_tune.profiles import ds_chat
+
+    stage = as_int(job.get("zero_stage", 0)) or 0
+    off = "all" if as_bool(job.get("offload")) and stage == 3 else ("optimizer" if as_bool(job.get("offload"))
+                                                                      else "none")
+    extra = ds_chat.ZERO_EXTRA if job.get("__ds_chat__") is not None else {}
+    data = {"zero_optimization": {"stage": stage, **extra}, "bf16": {"enabled": "auto"}, "fp16": {"enabled": "auto"}}
+    job.ds = read(with_zero(data, stage, off) if off != "none" else data, "", None)
+    job.notes.append(f"--deepspeed (a switch): the script builds its DeepSpeed config from --zero_stage {stage}"
+                     + (" and --offload" if off != "none" else "")
+                     + (f" (DeepSpeed-Chat's get_train_ds_config: overlap_comm on, {ds_chat.DS_CHAT_SOURCE})"
+                        if extra else ""))
+
+
 def attach_reference(job, texts: dict) -> None:
     """The DeepSpeed JSON a job's `deepspeed` setting names -> job.ds: the file given beside it (`texts`) or on disk
     beside the config; ms-swift's named configs (zero2, zero3_offload ...); LLaMA-Factory's examples/deepspeed file
@@ -458,23 +476,7 @@ def attach_reference(job, texts: dict) -> None:
     if dsref is None or str(dsref.value).strip() in ("", "None", "null"):
         return
     if str(dsref.value).strip().lower() in ("true", "1", "yes"):
-        # a bare `--deepspeed` (deepspeed.add_config_arguments' switch, as in DeepSpeed-Chat's main.py): the script
-        # builds its config in code from its own flags -- --zero_stage N (default 0), --offload
-        from rocm_tune.core.runners.common import as_bool, as_int
-
-        stage = as_int(job.get("zero_stage", 0)) or 0
-        off = "all" if as_bool(job.get("offload")) and stage == 3 else ("optimizer" if as_bool(job.get("offload"))
-                                                                          else "none")
-        from rocm_tune.profiles import ds_chat
-
-        extra = ds_chat.ZERO_EXTRA if job.get("__ds_chat__") is not None else {}
-        data = {"zero_optimization": {"stage": stage, **extra}, "bf16": {"enabled": "auto"},
-                "fp16": {"enabled": "auto"}}
-        job.ds = read(with_zero(data, stage, off) if off != "none" else data, "", None)
-        job.notes.append(f"--deepspeed (a switch): the script builds its DeepSpeed config from --zero_stage {stage}"
-                         + (" and --offload" if off != "none" else "")
-                         + (f" (DeepSpeed-Chat's get_train_ds_config: overlap_comm on, {ds_chat.DS_CHAT_SOURCE})"
-                            if extra else ""))
+        _switch_config(job)
         return
     def is_ds_file(path) -> bool:
         # `--deepspeed zero3` beside a script named zero3.sh: only a DeepSpeed JSON answers the reference

@@ -95,6 +95,24 @@ def recipe_facts(recipe: str) -> dict:
             "dpo": "dpo" in r, "recipe": r}
 
 
+def _optimizer_and_loss(data: dict, put, notes: list[str]) -> None:
+    """The recipe's optimizer (its component; optimizer_in_bwd) and loss (chunked / linear cross-entropy)."""
+    opt = _sub(data, "optimizer")
+    comp = str(opt.get("_component_", ""))
+    if comp:
+        put("optim", _optim_name(comp), "optimizer")
+    if as_bool(data.get("optimizer_in_bwd")):
+        put("optimizer_in_bwd", True, "optimizer_in_bwd")
+        notes.append("torchtune optimizer_in_bwd: each parameter steps as its gradient is ready; the gradients of "
+                     "the whole model are never held at once")
+    loss = _sub(data, "loss")
+    if any(w in str(loss.get("_component_", "")) for w in ("Chunked", "LinearCrossEntropy")):
+        put("cut_cross_entropy", True, "loss")
+    if "CEWithChunkedOutputLoss" in str(loss.get("_component_", "")):
+        # its chunks (num_output_chunks, default 8): core/runners/config.py counts what its loss holds per logit
+        put(CHUNKED_CE_KEY, as_int(loss.get("num_output_chunks")) or 8, "loss")
+
+
 def read(data: dict, text: str, file: str, recipe: str | None = None) -> tuple[dict[str, Setting], list[str]]:
     """A torchtune config (its mapping; `text` for the lines) -> canonical settings, notes."""
     lines = yaml_lines(text)
@@ -139,20 +157,7 @@ def read(data: dict, text: str, file: str, recipe: str | None = None) -> tuple[d
         put("fp16", True, "dtype")
     elif "dtype" in data:              # dtype fp32 stated: no mixed precision (not an assumption)
         put("bf16", False, "dtype")
-    opt = _sub(data, "optimizer")
-    comp = str(opt.get("_component_", ""))
-    if comp:
-        put("optim", _optim_name(comp), "optimizer")
-    if as_bool(data.get("optimizer_in_bwd")):
-        put("optimizer_in_bwd", True, "optimizer_in_bwd")
-        notes.append("torchtune optimizer_in_bwd: each parameter steps as its gradient is ready; the gradients of "
-                     "the whole model are never held at once")
-    loss = _sub(data, "loss")
-    if any(w in str(loss.get("_component_", "")) for w in ("Chunked", "LinearCrossEntropy")):
-        put("cut_cross_entropy", True, "loss")
-    if "CEWithChunkedOutputLoss" in str(loss.get("_component_", "")):
-        # its chunks (num_output_chunks, default 8): core/runners/config.py counts what its loss holds per logit
-        put(CHUNKED_CE_KEY, as_int(loss.get("num_output_chunks")) or 8, "loss")
+    _optimizer_and_loss(data, put, notes)
     ds = _sub(data, "dataset")
     if as_bool(ds.get("packed")):
         put("packing", True, "dataset")

@@ -2320,10 +2320,39 @@ def _refine_garbage_index(r: Diagnosis, texts: Sequence[str]) -> None:
                  "GPU's arithmetic, not the data")
 
 
+_BUILD_CODES = frozenset({"import-name-mismatch", "native-build-failed", "deepspeed-op-build-failed"})
+
+
+def _refine_build(r: Diagnosis, texts: Sequence[str]) -> None:
+    """A build or an import across releases (_BUILD_CODES): whose build failed, and the border a skew crosses."""
+    if r.code == "import-name-mismatch" and _in_op_build(r.first.pre):
+        # ex-rocm: a call with another release's signature raised while building an extension (DeepSpeed's op builder
+        # calling torch's hipify): the op build is what failed, whatever the two releases
+        sig = cat.BY_CODE["deepspeed-op-build-failed"]
+        r.family = sig.family
+        r.title = sig.title + " (its build code calls an API the installed torch does not have)"
+        r.fix = ("use a DeepSpeed release made for the installed torch (or the torch it pins): the op builder and "
+                 "torch's build helpers (cpp_extension, hipify) must match; " + sig.fix)
+    elif r.code == "import-name-mismatch" and (skew := traceback_anatomy.border_skew(
+            _anatomy_of(exception_hit(r)), exception_hit(r).text)) is not None:
+        # e-ver3: raised where installed code calls another package: the fix names the two sides of the border
+        r.fix = skew[1] + "; " + r.fix
+    elif r.code == "native-build-failed" and _FA_BUILD.search("\n".join([r.first.pre, *texts])):
+        r.family = "flash_attn_error"
+        r.fix = cat.BY_CODE["flash-attn-error"].fix + "; " + r.fix
+    elif r.code == "deepspeed-op-build-failed" and _fa_own_build("\n".join([r.first.pre, *texts])):
+        # e-hip4: the ninja build that stopped is flash-attention's own (its setup.py building flash_attn_2_cuda from
+        # csrc/flash_attn_ck on ROCm), not a DeepSpeed op: an attention build for this GPU (native-build-failed's)
+        r.family, r.title = "flash_attn_error", "flash-attention's own kernels failed to build for this GPU"
+        r.fix = cat.BY_CODE["flash-attn-error"].fix
+
+
 def _refine_by_code(r: Diagnosis, cfg: ConfigInfo | None, levers_on: set[str], texts: Sequence[str]) -> None:
     """The root's own code: its numbers in the title, and the reading the rest of the log or the config changes."""
     n = r.numbers
-    if r.code == "oom":
+    if r.code in _BUILD_CODES:
+        _refine_build(r, texts or ())
+    elif r.code == "oom":
         _refine_oom(r, cfg, levers_on or set())
     elif r.code in ("host-oom-killed", "host-ram-nearly-full", "slurm-oom-kill", "kernel-oom-killer",
                     "host-alloc-failed"):
@@ -2352,26 +2381,6 @@ def _refine_by_code(r: Diagnosis, cfg: ConfigInfo | None, levers_on: set[str], t
         r.family = sig.family
         r.title = "the IOMMU faulted the GPUs' DMA (AMD-Vi IO_PAGE_FAULT) in a multi-GPU run: " + sig.title
         r.cause, r.fix, r.confirm = sig.cause, sig.fix, sig.confirm
-    elif r.code == "import-name-mismatch" and _in_op_build(r.first.pre):
-        # ex-rocm: a call with another release's signature raised while building an extension (DeepSpeed's op builder
-        # calling torch's hipify): the op build is what failed, whatever the two releases
-        sig = cat.BY_CODE["deepspeed-op-build-failed"]
-        r.family = sig.family
-        r.title = sig.title + " (its build code calls an API the installed torch does not have)"
-        r.fix = ("use a DeepSpeed release made for the installed torch (or the torch it pins): the op builder and "
-                 "torch's build helpers (cpp_extension, hipify) must match; " + sig.fix)
-    elif r.code == "import-name-mismatch" and (skew := traceback_anatomy.border_skew(
-            _anatomy_of(exception_hit(r)), exception_hit(r).text)) is not None:
-        # e-ver3: raised where installed code calls another package: the fix names the two sides of the border
-        r.fix = skew[1] + "; " + r.fix
-    elif r.code == "native-build-failed" and _FA_BUILD.search("\n".join([r.first.pre, *(texts or ())])):
-        r.family = "flash_attn_error"
-        r.fix = cat.BY_CODE["flash-attn-error"].fix + "; " + r.fix
-    elif r.code == "deepspeed-op-build-failed" and _fa_own_build("\n".join([r.first.pre, *(texts or ())])):
-        # e-hip4: the ninja build that stopped is flash-attention's own (its setup.py building flash_attn_2_cuda from
-        # csrc/flash_attn_ck on ROCm), not a DeepSpeed op: an attention build for this GPU (native-build-failed's)
-        r.family, r.title = "flash_attn_error", "flash-attention's own kernels failed to build for this GPU"
-        r.fix = cat.BY_CODE["flash-attn-error"].fix
     elif r.code == "dataset-error" and _SWIFT_ROUTER_KEYERROR.search("\n".join(texts or ())):
         # e-g4: `KeyError: 'train'` (a split name to dataset-error) raised by ms-swift's CLI router: the subcommand
         r.family, r.fix = "config_error", cat.SWIFT_SUBCOMMAND_FIX
