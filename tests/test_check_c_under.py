@@ -144,9 +144,10 @@ def test_lf_new_tokens_train_the_embeddings_whole(tmp_path, capsys):
     assert d2["verdict"] == "fits"
     # Llama-3-8B: two 128256 x 4096 matrices (1,050,673,152 elements) in fp32 (LLaMA-Factory upcasts trainable
     # parameters), Adam's two fp32 moments and DDP's gradient buckets stay resident: 16 B each (15.7 GiB); their fp32
-    # gradients (4 B more, 19.6 GiB in all) add where the step peaks after the backward
+    # gradients (4 B more, 19.6 GiB in all) add where the step peaks after the backward, and the Trainer's foreach
+    # AdamW step its square-root temporary of the second moment (4 B more: c-under7)
     grown = d["memory"]["step"]["peak_allocated_bytes"] - d2["memory"]["step"]["peak_allocated_bytes"]
-    assert 16 * 1_050_673_152 <= grown <= 20 * 1_050_673_152
+    assert 16 * 1_050_673_152 <= grown <= 24 * 1_050_673_152
 
 
 def test_trainable_count_of_modules_to_save():

@@ -137,7 +137,9 @@ def test_a_refusal_no_rule_reads_is_answered_by_the_fallback_from_the_source_wor
     text = START + FAILED.format(msg)
     without = _answer(_lexicon_with(tool, cases, {}), text)
     assert without[0] != "config_error"
-    fam, code = _answer(_lexicon_with(tool, cases, {"refusals": 0.1}), text)
+    # at a weight of the tried grid the fallback learns the refusal's words (0.3: the shipped lexicon's thresholds,
+    # re-chosen by its CV on 839 fit cases, are stricter than those 0.1 was first measured under)
+    fam, code = _answer(_lexicon_with(tool, cases, {"refusals": 0.3}), text)
     assert fam == "config_error" and code in (resemble.CODE, resemble.CODE_WEAK)
 
 

@@ -70,7 +70,8 @@ def test_a_collective_failure_printed_at_nccls_warn_level_is_guessed_not_called_
     exp = explain_text(NOISE + line + "\n")
     assert exp.answer == "nccl_rccl_timeout_hang"
     r = exp.diagnoses[exp.root]
-    assert r.code == resemble.CODE and r.first.text == line and r.numbers["confidence"] >= 0.8
+    # the confident tier or, under the thresholds the lexicon's CV re-chose, the weak one: a guess, never harmless
+    assert r.code in (resemble.CODE, resemble.CODE_WEAK) and r.first.text == line and r.numbers["confidence"] >= 0.8
 
 
 def test_a_log_of_harmless_warnings_only_still_answers_no_failure():

@@ -83,11 +83,14 @@ def _value(node, names: dict):
 
 
 def _yaml(text: str):
-    import yaml
+    """A `yaml.safe_load(...)` of a literal in a cell: the runners' own loader (its limits hold), None when it
+    does not parse."""
+    from rocm_tune.core.errors import UserError
+    from rocm_tune.core.runners.common import load_structured
 
     try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError:
+        return load_structured(text, "a notebook cell's YAML")
+    except UserError:
         return None
 
 

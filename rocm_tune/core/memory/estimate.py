@@ -276,7 +276,8 @@ class TrainConfig:
             d.pop("head_labels")
         for k in ("image_tokens", "vision_trainable", "vision_input_grads", "vision_scores",   # said only where a vision
                   "liger_norm", "liger_swiglu", "fused_ce", "mask_4d",              # tower / Liger kernel is estimated
-                  "fused_ce_target", "lora_kernels", "fp8_linears", "moe_probs_in_act", "tiled_mlp"):  # (or Unsloth's)
+                  "fused_ce_target", "lora_kernels", "fp8_linears", "moe_probs_in_act", "tiled_mlp",  # (or Unsloth's)
+                  "adam_sqrt_temp"):                                   # said only where the Trainer's AdamW makes it
             if not d[k]:
                 d.pop(k)
         return d

@@ -15,6 +15,7 @@ from rocm_tune.core.model.lora import split_targets
 from rocm_tune.core.runners import heads, program_bounds, rl, unsloth
 from rocm_tune.core.runners.values import unread_note
 from rocm_tune.core.runners.common import Default, Finding, Job, Setting, as_bool, as_int
+from rocm_tune.profiles.optimizer_steps import ADAM_SQRT_TEMP, DEFAULT_TRAINER_OPTIM, FOREACH_ADAMW_RUNNERS
 from rocm_tune.profiles import model_heads
 from rocm_tune.profiles.value_forms import FALLBACK
 
@@ -28,10 +29,6 @@ _OPTIM = {"adamw_bnb_8bit": "adamw_8bit", "adamw_8bit": "adamw_8bit", "paged_ada
           "adafactor": "adafactor", "sgd": "sgd"}
 
 
-# runners whose optimizer is the HF Trainer's `optim` (default adamw_torch: torch.optim.AdamW, foreach on GPU tensors)
-FOREACH_ADAMW_RUNNERS = ("hf", "llamafactory", "ms-swift")
-# the Trainer's optim names -> the AdamW step's square-root temporary (TrainConfig.adam_sqrt_temp)
-ADAM_SQRT_TEMP = {"adamw_torch": "foreach", "adamw_hf": "per_param"}
 
 
 def _adam_sqrt_temp(job: Job, optim: str) -> str:
@@ -41,7 +38,7 @@ def _adam_sqrt_temp(job: Job, optim: str) -> str:
     if optim != "adamw" or job.runner not in FOREACH_ADAMW_RUNNERS or fsdp_spec(job) is not None \
             or job.get("__lf_megatron__"):
         return ""
-    return ADAM_SQRT_TEMP.get(str(job.get("optim", "adamw_torch")).lower().strip("'\""), "")
+    return ADAM_SQRT_TEMP.get(str(job.get("optim", DEFAULT_TRAINER_OPTIM)).lower().strip("'\""), "")
 
 
 def _optim(job: Job, a: list[str]) -> str:
