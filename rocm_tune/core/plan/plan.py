@@ -555,6 +555,7 @@ class Plan:
     def train_config(self, option: int | Option | Settings | None = None) -> TrainConfig:
         """The estimator's TrainConfig for the recommendation (or an option / edited settings)."""
         from rocm_tune.core.memory.estimate import TrainConfig
+        from rocm_tune.core.plan.trainer_terms import trainer_terms
 
         s = self.recommended if option is None else (
             option.settings if isinstance(option, Option) else
@@ -572,6 +573,7 @@ class Plan:
             quant_bits=s.quant_bits or V.DEFAULT_QUANT_BITS,
             double_quant=V.DEFAULT_DOUBLE_QUANT if s.double_quant is None else s.double_quant,
             freeze_trainable_layers=s.freeze_trainable_layers or V.DEFAULT_FREEZE_LAYERS,
+            **trainer_terms(s.runner, self.goal.stage, s.optim),   # the runner's own step terms, as the search
         )
         cfg.validate()
         return cfg

@@ -11,6 +11,7 @@ import math
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from rocm_tune.core.plan.trainer_terms import trainer_terms
 from rocm_tune.core.memory import fitting
 from rocm_tune.core.hardware import rules
 from rocm_tune.core.data import seqlen
@@ -24,8 +25,6 @@ from rocm_tune.core.vocabulary import (
     TIGHT_FRACTION,
 )
 from rocm_tune.core.vocabulary import MAX_SEARCH_MICRO_BATCH as MAX_MICRO_BATCH
-from rocm_tune.profiles.optimizer_steps import ADAM_SQRT_TEMP, DEFAULT_TRAINER_OPTIM, FOREACH_ADAMW_RUNNERS
-from rocm_tune.profiles.preference_logits import LF_DPO_REFERENCE_PASS
 
 if TYPE_CHECKING:
     from rocm_tune.core.memory.estimate import MemoryEstimate, TrainConfig
@@ -99,13 +98,8 @@ class _Search:
             # a plan is exported as a bundle, and every bundle starts LLaMA-Factory through lf_launch
             "lf_launch": r.runner == "llamafactory",
         }
-        if r.runner in FOREACH_ADAMW_RUNNERS and base["optim"] == "adamw":
-            # the bundle's Trainer steps with its default optim (adamw_torch: foreach), as check counts the export
-            base["adam_sqrt_temp"] = ADAM_SQRT_TEMP[DEFAULT_TRAINER_OPTIM]
-        if r.runner == "llamafactory" and r.stage == "dpo":
-            # LLaMA-Factory's DPO step runs the reference forward after the policy's (profiles/preference_logits.py),
-            # as check counts a bundle's config: the plan and the check of its own export agree
-            base["reference_pass"] = (LF_DPO_REFERENCE_PASS[0], LF_DPO_REFERENCE_PASS[1])
+        # the bundle's runner's own step terms, as check counts the exported config (core/plan/trainer_terms.py)
+        base.update(trainer_terms(r.runner, r.stage, base["optim"]))
         base.update(kw)
         return self.TrainConfig(**base)
 
