@@ -1,0 +1,29 @@
+USE_MODELSCOPE_HUB=1 CUDA_VISIBLE_DEVICES=0 llamafactory-cli train \
+        --stage sft \
+        --do_train \
+        --model_name_or_path LLM-Research/Meta-Llama-3-8B-Instruct \
+        --dataset identity,alpaca_gpt4_en,alpaca_gpt4_zh,lima,glaive_toolcall,oaast_sft,oaast_sft_zh,ruozhiba,identity \
+        --dataset_dir data \
+        --template llama3 \
+        --finetuning_type lora \
+        --lora_target q_proj,v_proj \
+        --output_dir saves/LLM-Research/Meta-Llama-3-8B-Instruct/lora/sft-2024-05-07 \
+        --overwrite_cache \
+        --overwrite_output_dir \
+        --cutoff_len 8192 \
+        --preprocessing_num_workers 16 \
+        --per_device_train_batch_size 1 \
+        --per_device_eval_batch_size 1 \
+        --gradient_accumulation_steps 8 \
+        --lr_scheduler_type cosine \
+        --logging_steps 10 \
+        --warmup_steps 20 \
+        --save_steps 1000 \
+        --eval_steps 100 \
+        --evaluation_strategy steps \
+        --load_best_model_at_end \
+        --learning_rate 5e-5 \
+        --num_train_epochs 2.0 \
+        --val_size 0.1 \
+        --plot_loss \
+        --bf16
