@@ -1909,8 +1909,7 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
         rep.reason = f"{lower_bound}: fits by only {rep.margin_bytes / 2**30:.1f} GiB, inside what is not counted"
         rep.verdict, rep.oom_phase = "unknown", None
         return rep
-    if _over_upper_bound(rep, vram) or _compile_decides(rep, job, model, cfg, eval_batch, gpu, vram) \
-            or _trl_release_decides(rep, job, model, cfg, eval_batch, gpu, vram):
+    if _over_upper_bound(rep, vram) or _one_fact_decides(rep, job, model, cfg, eval_batch, gpu, vram):
         return rep
     if rep.verdict == "oom" and _gpu_count_decides(job, cfg, gpus):
         rep.verdict, rep.oom_phase = "unknown", None
@@ -2290,6 +2289,13 @@ def _compile_decides(rep: Report, job, model, cfg: TrainConfig, eval_batch, gpu,
                   f"{(vram - (rep.margin_bytes or 0)) / 2**30:.0f} GiB per GPU with transformers' RMSNorm and PEFT's "
                   f"LoRA intermediates, under the card with fused ones; {unsloth.P.COMPILED_SRC})")
     return True
+
+
+def _one_fact_decides(rep: Report, job, model, cfg: TrainConfig, eval_batch, gpu, vram: int) -> bool:
+    """An OOM that a fact the files do not state turns into a fit (what torch.compile fuses, the TRL release): the
+    verdict becomes unknown, said."""
+    return _compile_decides(rep, job, model, cfg, eval_batch, gpu, vram) \
+        or _trl_release_decides(rep, job, model, cfg, eval_batch, gpu, vram)
 
 
 def _trl_release_decides(rep: Report, job, model, cfg: TrainConfig, eval_batch, gpu, vram: int) -> bool:
