@@ -1909,7 +1909,7 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
         rep.reason = f"{lower_bound}: fits by only {rep.margin_bytes / 2**30:.1f} GiB, inside what is not counted"
         rep.verdict, rep.oom_phase = "unknown", None
         return rep
-    if _over_upper_bound(rep, vram) or _compile_decides(rep, job, model, cfg, eval_batch, gpu, vram):
+    if _over_upper_bound(rep, vram) or _one_fact_decides(rep, job, model, cfg, eval_batch, gpu, vram):
         return rep
     if rep.verdict == "oom" and _gpu_count_decides(job, cfg, gpus):
         rep.verdict, rep.oom_phase = "unknown", None
@@ -2288,6 +2288,39 @@ def _compile_decides(rep: Report, job, model, cfg: TrainConfig, eval_batch, gpu,
     rep.reason = (f"what torch.compile fuses inside a layer decides (Unsloth's compiled modules: "
                   f"{(vram - (rep.margin_bytes or 0)) / 2**30:.0f} GiB per GPU with transformers' RMSNorm and PEFT's "
                   f"LoRA intermediates, under the card with fused ones; {unsloth.P.COMPILED_SRC})")
+    return True
+
+
+def _one_fact_decides(rep: Report, job, model, cfg: TrainConfig, eval_batch, gpu, vram: int) -> bool:
+    """An OOM that a fact the files do not state turns into a fit (what torch.compile fuses, the TRL release): the
+    verdict becomes unknown, said."""
+    return _compile_decides(rep, job, model, cfg, eval_batch, gpu, vram) \
+        or _trl_release_decides(rep, job, model, cfg, eval_batch, gpu, vram)
+
+
+def _trl_release_decides(rep: Report, job, model, cfg: TrainConfig, eval_batch, gpu, vram: int) -> bool:
+    """TRL's DPO on 16-bit logits with no TRL release pinned in the files: counted with the most copies any release
+    holds (runners/preference_logits.py). Over the card in the step, counted again with the fewest a release holds
+    (v0.15-v0.28's row-by-row selective_log_softmax, the reference pass after the policy's logits are freed): when
+    that fits, the release the user runs decides - unknown, said, with both figures."""
+    from rocm_tune.core.runners import preference_logits as pl
+
+    if rep.verdict != "oom" or rep.oom_phase != "step" or job.get(pl.UNPINNED_KEY) is None \
+            or not cfg.logits_16bit_loss:
+        return False
+    forward, backward, source = pl.fewest_copies()
+    if (forward, backward) == tuple(cfg.logits_16bit_loss):
+        return False
+    phases = memory_phases(job, model, replace(cfg, logits_16bit_loss=(forward, backward)), eval_batch, gpu=gpu)[0]
+    verdict, _, margin = _verdict(phases, vram)
+    if verdict == "oom":
+        return False
+    most = (vram - (rep.margin_bytes or 0)) / 2**30
+    rep.verdict, rep.oom_phase = "unknown", None
+    rep.reason = (f"the TRL release decides: no trl release is pinned in the files; with the most 16-bit logits copies "
+                  f"a release holds ({cfg.logits_16bit_loss[0]:g} at the forward's peak) it needs {most:.0f} GiB per "
+                  f"GPU, over the card; with the fewest ({source}: {forward:g}, {backward:g} in the backward) it fits "
+                  f"by {(margin or 0) / 2**30:.1f} GiB: pin the release you run (trl==X in the files)")
     return True
 
 

@@ -461,6 +461,9 @@ def _logits_16bit(job: Job, values: dict, family: str) -> dict:
     if got is None:
         return {}
     forward, backward, source = got
+    if preference_logits.pinned_release(getattr(job, "files", None) or {}) is None:
+        job.settings[preference_logits.UNPINNED_KEY] = Setting(preference_logits.UNPINNED_KEY, True, None, None,
+                                                               "trl", "flag")
     job.notes.append(f"TRL DPO under DeepSpeed: accelerate runs no autocast and no fp32 conversion of the outputs, "
                      f"the log-softmax is taken on the 16-bit logits ({source}): {forward:g} copies of them at the "
                      f"forward's peak, {backward:g} in the loss's backward, no fp32 copy")

@@ -11,6 +11,9 @@ from rocm_tune.profiles.preference_logits import AFTER_4_45, TRL_DPO_16BIT
 # requirements line `trl[peft] == 0.19.1` (a floor or range such as `trl>=0.12`, `trl~=0.19` is not the release that runs)
 _PIN = re.compile(r"(?<![\w.\-/])(trl|transformers)(?:\[[\w,\s-]*\])?\s*==\s*v?(\d+)\.(\d+)", re.IGNORECASE)
 SIXTEEN_BIT = ("bf16", "fp16", "pure_bf16")
+# set on the job when the copies counted are the most any TRL release holds (no release pinned in the files): check
+# then counts the fewest any release holds too, and where only the release decides the verdict says so
+UNPINNED_KEY = "__trl_dpo_release_unpinned__"
 
 
 def pinned_release(files: dict[str, str], package: str = "trl") -> tuple[int, int] | None:
@@ -40,6 +43,13 @@ def copies(release: tuple[int, int] | None, family: str = "", transformers: tupl
         if release >= first and (after is None or release < after):
             return forward, backward, source
     return None
+
+
+def fewest_copies() -> tuple[float, float, str]:
+    """(forward copies, backward copies, the source) of the TRL release whose DPO loss holds the fewest 16-bit logits
+    (one real release's pair, not a mix of rows)."""
+    row = min(TRL_DPO_16BIT, key=lambda r: (r[2] + r[3], r[0]))
+    return row[2], row[3], row[4]
 
 
 def trl_dpo_16bit(job, precision: str, fused_loss: bool, family: str = "") -> tuple[float, float, str] | None:
