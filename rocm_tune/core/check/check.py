@@ -296,6 +296,23 @@ def _swift_new(job: formats.Job, tower=None) -> bool:
     return s is not None and str(s.value) == "4" or getattr(tower, "kind", None) == "qwen3_vl"
 
 
+def _tokens_on_top(job: formats.Job, tower) -> bool:
+    """ms-swift before 3.5 cuts max_length on the ids with one placeholder per image and expands the images after:
+    their tokens come on top of a max_length the job sets (or 2.x's 2048)."""
+    return job.runner == "ms-swift" and not _swift_new(job, tower) and not getattr(tower, "positions", None) \
+        and job.settings.get("cutoff_len") is not None
+
+
+def _default_image_cap(job: formats.Job, tower) -> bool:
+    """Whether one image's size is bounded only by the Qwen-VL processor's own max_pixels (16384 tokens): a Qwen2-VL /
+    Qwen2.5-VL / Qwen3-VL tower (not a tiled, CLIP or audio one) and nothing the job sets caps it (MAX_PIXELS,
+    IMAGE_MAX_TOKEN_NUM, max_pixels, image_resolution; LLaMA-Factory's image_max_pixels default 768 x 768)."""
+    if type(tower).__name__ != "VisionTower" or job.runner == "llamafactory":
+        return False
+    return not any(job.settings.get(k) is not None for k in ("image_max_pixels", "image_max_tokens",
+                                                              "image_resolution"))
+
+
 def _tower_lora(job: formats.Job, cfg: TrainConfig, frozen: bool) -> bool:
     """LoRA over every linear layer reaches the vision tower when the runner does not freeze it: LLaMA-Factory's
     find_all_linear_modules leaves the tower out only under freeze_vision_tower (model/model_utils/misc.py),
@@ -457,7 +474,7 @@ def _vision_setup(job: formats.Job, model, cfg: TrainConfig) -> tuple[TrainConfi
         line += f"; the model inserts the image's tokens inside forward, on top of the cut text: {cutoff} tokens"
     if job.runner == "ms-swift" and not _swift_new(job, tower) and not getattr(tower, "positions", None):
         # on top of a max_length the job sets (or 2.x's 2048); an unset 3.x max_length is the model's context already
-        cutoff = cfg.cutoff_len + tokens if job.settings.get("cutoff_len") is not None else cfg.cutoff_len
+        cutoff = cfg.cutoff_len + tokens if _tokens_on_top(job, tower) else cfg.cutoff_len
         scores = cfg.attn != "fa2" and tower.batch_wide_math_scores
         line += (f"; ms-swift before 3.5 expands the image tokens after max_length is applied: the language model "
                  f"sees up to {cutoff} tokens" + ("; the transformers of that time (4.45-4.51) run the Qwen2-VL / "
@@ -1794,6 +1811,33 @@ def _sample_lengths(rep: Report, job: formats.Job, model, cfg, eval_batch, gpu, 
                           f"({UNTRUNCATED_CAPS.get(job.runner, 'its max length')}) at {fit} or less")
 
 
+def _image_size_decides(rep: Report, job: formats.Job, model, cfg, eval_batch, gpu, vram: int) -> bool:
+    """An OOM counted at the processor's own image cap when nothing caps the images: the Qwen-VL processors
+    (transformers' image_processing_qwen2_vl.py smart_resize, qwen_vl_utils fetch_image) rescale an image only when
+    it is above max_pixels or below min_pixels, so each image keeps its own size and the cap (16384 tokens: 12845056
+    pixels for patch 14) is reached only by the largest. When an image of some smaller size fits, the data's images
+    decide (core/check/images.py): unknown, with the largest image per sample that fits and the cap that makes it."""
+    from rocm_tune.core.check import images
+
+    tower = getattr(model, "vision", None)
+    if rep.verdict != "oom" or rep.oom_phase not in ("step", "eval") or not _default_image_cap(job, tower) \
+            or cfg.image_tokens <= 1:
+        return False
+    whole = _whole_images(job, tower)
+    base = cfg.cutoff_len - cfg.image_tokens if _tokens_on_top(job, tower) else None
+
+    def fits(tokens: int) -> bool:
+        at = images.config_at(cfg, tokens, base, whole)
+        return _verdict(memory_phases(job, model, at, eval_batch, gpu=gpu)[0], vram)[0] == "fits"
+
+    best = images.largest_fitting(fits, cfg.image_tokens)
+    if not best:
+        return False
+    rep.reason = images.reason(job.runner, tower, best, cfg.image_tokens, rep.oom_phase)
+    rep.verdict, rep.oom_phase = "unknown", None
+    return True
+
+
 def _named_data_bound(rep: Report, job: formats.Job, model, cfg, eval_batch, gpu, vram: int) -> bool:
     """The named public data's longest sample (profiles/dataset_lengths.py) below the cap: every batch is counted at
     it, and the answer says which bound it used and what a longer dataset would need (the cap's peak)."""
@@ -1899,6 +1943,7 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
     rep.vram_bytes = vram
     rep.verdict, rep.oom_phase, rep.margin_bytes = _verdict(phases, vram)
     _sample_lengths(rep, job, model, cfg, eval_batch, gpu, vram)
+    _image_size_decides(rep, job, model, cfg, eval_batch, gpu, vram)
     if rep.verdict == "oom" and rep.oom_phase == "step" and cfg.optim.startswith("paged_"):
         _paged_spill(rep, model, cfg, vram)
     lower_bound = _lower_bound(model, findings)
