@@ -1811,12 +1811,19 @@ def _sample_lengths(rep: Report, job: formats.Job, model, cfg, eval_batch, gpu, 
                           f"({UNTRUNCATED_CAPS.get(job.runner, 'its max length')}) at {fit} or less")
 
 
+def _data_bounds(rep: Report, job: formats.Job, model, cfg, eval_batch, gpu, vram: int) -> None:
+    """What the data decides beside the caps: its samples' length (_sample_lengths), its images' size."""
+    _sample_lengths(rep, job, model, cfg, eval_batch, gpu, vram)
+    _image_size_decides(rep, job, model, cfg, eval_batch, gpu, vram)
+
+
 def _image_size_decides(rep: Report, job: formats.Job, model, cfg, eval_batch, gpu, vram: int) -> bool:
     """An OOM counted at the processor's own image cap when nothing caps the images: the Qwen-VL processors
     (transformers' image_processing_qwen2_vl.py smart_resize, qwen_vl_utils fetch_image) rescale an image only when
     it is above max_pixels or below min_pixels, so each image keeps its own size and the cap (16384 tokens: 12845056
     pixels for patch 14) is reached only by the largest. When an image of some smaller size fits, the data's images
-    decide (core/check/images.py): unknown, with the largest image per sample that fits and the cap that makes it."""
+    decide: the OOM at the cap stands (the worst case, what users who set no cap report) and the largest image per
+    sample that fits is said beside it, with the cap that makes it (core/check/images.py)."""
     from rocm_tune.core.check import images
 
     tower = getattr(model, "vision", None)
@@ -1833,8 +1840,9 @@ def _image_size_decides(rep: Report, job: formats.Job, model, cfg, eval_batch, g
     best = images.largest_fitting(fits, cfg.image_tokens)
     if not best:
         return False
-    rep.reason = images.reason(job.runner, tower, best, cfg.image_tokens, rep.oom_phase)
-    rep.verdict, rep.oom_phase = "unknown", None
+    # the OOM stands: ms-swift's Qwen-VL users who set no MAX_PIXELS do hit it (the processor's cap is what their
+    # data reaches); the largest image that fits is said beside it
+    rep.assumptions.append(images.reason(job.runner, tower, best, cfg.image_tokens, rep.oom_phase))
     return True
 
 
@@ -1942,8 +1950,7 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
     vram = int(gpu.vram_bytes)
     rep.vram_bytes = vram
     rep.verdict, rep.oom_phase, rep.margin_bytes = _verdict(phases, vram)
-    _sample_lengths(rep, job, model, cfg, eval_batch, gpu, vram)
-    _image_size_decides(rep, job, model, cfg, eval_batch, gpu, vram)
+    _data_bounds(rep, job, model, cfg, eval_batch, gpu, vram)
     if rep.verdict == "oom" and rep.oom_phase == "step" and cfg.optim.startswith("paged_"):
         _paged_spill(rep, model, cfg, vram)
     lower_bound = _lower_bound(model, findings)

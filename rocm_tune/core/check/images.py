@@ -10,8 +10,9 @@ megapixels or more. ms-swift reads the cap from MAX_PIXELS (2.x/3.x: qwen_vl_uti
 template/qwen.py) or IMAGE_MAX_TOKEN_NUM (qwen_vl_utils >= 0.0.14); the qwen-vl-finetune scripts from --max_pixels.
 
 `check` counts one image per sample at the cap (the worst case). When that is OOM and a smaller image fits, the
-data's images decide, as the data's longest sample decides an untruncated length (core/check/lengths.py): the
-answer is unknown, with the largest image that fits and the cap that keeps every image there.
+OOM stands (ms-swift users who set no MAX_PIXELS report exactly that OOM: the maintainers' answer is to lower
+MAX_PIXELS) and the answer says the largest image that fits and the cap that keeps every image there, as
+core/check/lengths.py says the longest sample that fits.
 
 Pure: standard library only."""
 
@@ -51,11 +52,11 @@ def largest_fitting(fits, cap_tokens: int) -> int:
 
 
 def reason(runner: str, tower, best: int, cap_tokens: int, phase: str | None) -> str:
-    """The unknown verdict's reason: the data's image size decides, and the cap that makes the run fit."""
+    """The line said beside the cap's OOM: the data's image size decides, and the cap that makes the run fit."""
     ppt = tower.pixels_per_token
     side = int((best * ppt) ** 0.5)
     name = _CAP_NAMES.get(runner, "the processor's max_pixels")
-    return (f"the data's image size decides: no image cap is set, so the Qwen-VL processor keeps each image at its own "
+    return (f"images counted at the processor's cap; the data's image size decides: no image cap is set, so the Qwen-VL processor keeps each image at its own "
             f"size up to {cap_tokens * ppt} pixels ({cap_tokens} tokens of {ppt} pixels; smart_resize only shrinks "
             f"larger ones); at that cap it is OOM at {phase or 'step'}, and it fits while each sample's images stay "
             f"within {best} tokens ({best * ppt} pixels, about {side}x{side}): set {name} to {best * ppt} or less")
