@@ -289,11 +289,14 @@ def _whole_images(job: formats.Job, tower=None) -> bool:
 
 
 def _swift_new(job: formats.Job, tower=None) -> bool:
-    """An ms-swift after the max_length fix of 2025-05-12: its 4.x flags say so, or the model does - ms-swift
+    """An ms-swift after the max_length fix of 2025-05-12 (3.4.1: Template._encode_truncated): its 4.x flags say so,
+    or --vit_gradient_checkpointing (a TrainArguments field from 3.5, #4336), or the model does - ms-swift
     supports Qwen3-VL (and Qwen3.5, the same tower) from 3.9 (swift/llm/model/model/qwen.py register of
     qwen3_vl, October 2025), after 3.5."""
     s = job.settings.get("swift_major")
-    return s is not None and str(s.value) == "4" or getattr(tower, "kind", None) == "qwen3_vl"
+    vgc = job.settings.get("vit_gradient_checkpointing")
+    return s is not None and str(s.value) == "4" or getattr(tower, "kind", None) == "qwen3_vl" \
+        or job.runner == "ms-swift" and vgc is not None and vgc.native == "vit_gradient_checkpointing"
 
 
 def _tokens_on_top(job: formats.Job, tower) -> bool:
@@ -301,6 +304,23 @@ def _tokens_on_top(job: formats.Job, tower) -> bool:
     their tokens come on top of a max_length the job sets (or 2.x's 2048)."""
     return job.runner == "ms-swift" and not _swift_new(job, tower) and not getattr(tower, "positions", None) \
         and job.settings.get("cutoff_len") is not None
+
+
+def _swift_tower_input_grads(job: formats.Job, cfg: TrainConfig, tower, trainable: bool) -> bool:
+    """Whether ms-swift makes a frozen tower's input require grad, so autograd records its pass. Under gradient
+    checkpointing it calls vision_tower.enable_input_require_grads() (2.x swift/llm/sft.py; 3.x swift/llm/train/
+    sft.py, then swift/trainers/mixin.py _prepare_gradient_checkpointing with --vit_gradient_checkpointing, True by
+    default), which hooks the tower's get_input_embeddings() and swallows NotImplementedError. transformers' Qwen2-VL /
+    Qwen2.5-VL / Qwen3-VL vision models define no get_input_embeddings (PreTrainedModel's raises
+    NotImplementedError), so before ms-swift 3.5 nothing is hooked and the frozen tower runs without a graph; 3.5
+    (#4336, 2025-05-24: "refactor GC & support vit_gc") patches it to the patch embedding
+    (patch_get_input_embeddings(model.visual, 'patch_embed')). The tiled towers' and Qwen2-Audio's encoders define
+    their own; a tower that is a plain nn.Module (GLM-4V's EVA2CLIPModel) has no enable_input_require_grads."""
+    vgc = job.settings.get("vit_gradient_checkpointing")
+    if job.runner != "ms-swift" or trainable or not cfg.gradient_checkpointing \
+            or not getattr(tower, "input_grads_hook", True) or vgc is not None and as_bool(vgc.value) is False:
+        return False
+    return type(tower).__name__ != "VisionTower" or _swift_new(job, tower)
 
 
 def _default_image_cap(job: formats.Job, tower) -> bool:
@@ -445,14 +465,7 @@ def _vision_setup(job: formats.Job, model, cfg: TrainConfig) -> tuple[TrainConfi
         line = (f"vision tower {'trained' if trainable else 'frozen'} ({how}); one image per sample of at most "
                 f"{said} = {tower.tokens(pixels)} tokens of {tower.pixels_per_token} pixels, {tokens} counted "
                 f"({inside}), {tokens * tower.patches_per_token} ViT patches per sample")
-    # ms-swift (swift/trainers/mixin.py, _prepare_gradient_checkpointing): under gradient checkpointing it calls
-    # vision_tower.enable_input_require_grads() (with --vit_gradient_checkpointing, True by default), so a frozen
-    # tower's pass is recorded by autograd too
-    vgc = job.settings.get("vit_gradient_checkpointing")
-    # (2.x's prepare_model_template_train likewise, for the towers of its get_mllm_arch); a tower that is a plain
-    # nn.Module (GLM-4V's EVA2CLIPModel) has no enable_input_require_grads and is skipped
-    input_grads = (job.runner == "ms-swift" and not trainable and cfg.gradient_checkpointing
-                   and getattr(tower, "input_grads_hook", True) and (vgc is None or as_bool(vgc.value) is not False))
+    input_grads = _swift_tower_input_grads(job, cfg, tower, trainable)
     if input_grads:
         line += ("; ms-swift makes the frozen tower's input require grad under gradient checkpointing "
                  "(vision_tower.enable_input_require_grads): each ViT block keeps its input")
