@@ -435,8 +435,6 @@ def _vision_setup(job: formats.Job, model, cfg: TrainConfig) -> tuple[TrainConfi
     fine-tune trains every parameter), and the assumption that says so."""
     from dataclasses import replace
 
-    from rocm_tune.core.runners.common import as_bool
-
     tower = getattr(model, "vision", None)
     if tower is None:
         return cfg, []
