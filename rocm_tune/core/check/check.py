@@ -310,9 +310,10 @@ def _swift_tower_input_grads(job: formats.Job, cfg: TrainConfig, tower, trainabl
     """Whether ms-swift makes a frozen tower's input require grad, so autograd records its pass. Under gradient
     checkpointing it calls vision_tower.enable_input_require_grads() (2.x swift/llm/sft.py; 3.x swift/llm/train/
     sft.py, then swift/trainers/mixin.py _prepare_gradient_checkpointing with --vit_gradient_checkpointing, True by
-    default), which hooks the tower's get_input_embeddings() and swallows NotImplementedError. transformers' Qwen2-VL /
-    Qwen2.5-VL / Qwen3-VL vision models define no get_input_embeddings (PreTrainedModel's raises
-    NotImplementedError), so before ms-swift 3.5 nothing is hooked and the frozen tower runs without a graph; 3.5
+    default), which hooks the tower's get_input_embeddings() and swallows NotImplementedError. The transformers those
+    releases ran (4.45-4.52) give the Qwen2-VL / Qwen2.5-VL vision models no get_input_embeddings (PreTrainedModel's
+    looks for base_model_prefix "model" and raises NotImplementedError; transformers 5 later set _input_embed_layer =
+    "patch_embed"), so before ms-swift 3.5 nothing is hooked and the frozen tower runs without a graph; 3.5
     (#4336, 2025-05-24: "refactor GC & support vit_gc") patches it to the patch embedding
     (patch_get_input_embeddings(model.visual, 'patch_embed')). The tiled towers' and Qwen2-Audio's encoders define
     their own; a tower that is a plain nn.Module (GLM-4V's EVA2CLIPModel) has no enable_input_require_grads."""
