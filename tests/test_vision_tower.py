@@ -154,12 +154,17 @@ def test_frozen_tower_with_inputs_requiring_grad_keeps_block_inputs():
 
 
 def test_check_ms_swift_lora_records_the_frozen_tower_unless_vit_checkpointing_is_off(tmp_path):
+    """ms-swift 3.5+ (--vit_gradient_checkpointing exists from 3.5, with the patch_embed get_input_embeddings patch)
+    records the frozen Qwen-VL tower under checkpointing; before 3.5 (no version marker: the older assumed)
+    enable_input_require_grads raises NotImplementedError on transformers' vision model and is swallowed (helper
+    c-vlm8)."""
     script = ("MAX_PIXELS=1003520 swift sft --model Qwen/Qwen2.5-VL-7B-Instruct --train_type lora "
               "--max_length 2048 --per_device_train_batch_size 1 --torch_dtype bfloat16 {extra}\n")
-    on = _check(tmp_path, "a.sh", script.format(extra=""), "--gpu", "rtx-a6000")
+    on = _check(tmp_path, "a.sh", script.format(extra="--vit_gradient_checkpointing true"), "--gpu", "rtx-a6000")
     off = _check(tmp_path, "b.sh", script.format(extra="--vit_gradient_checkpointing false"), "--gpu", "rtx-a6000")
+    old = _check(tmp_path, "c.sh", script.format(extra=""), "--gpu", "rtx-a6000")
     assert "enable_input_require_grads" in " ".join(on["assumptions"])
-    assert "enable_input_require_grads" not in " ".join(off["assumptions"])
+    assert "enable_input_require_grads" not in " ".join(off["assumptions"]) + " ".join(old["assumptions"])
     assert on["memory"]["step"]["peak_allocated_bytes"] > off["memory"]["step"]["peak_allocated_bytes"]
 
 
@@ -191,8 +196,10 @@ def test_ms_swift_2x_uncapped_image_materialises_the_vision_scores(tmp_path):
     fa2 = _check(tmp_path, "b.sh", script.format(x="--use_flash_attn true"), "--gpu", "a800-80gb", "--gpus", "8")
     assert "math backend" in " ".join(sdpa["assumptions"]) and "math backend" not in " ".join(fa2["assumptions"])
     assert sdpa["verdict"] == "oom"
-    gap = sdpa["memory"]["step"]["peak_allocated_bytes"] - fa2["memory"]["step"]["peak_allocated_bytes"]
-    assert gap >= 16 * 65536 ** 2 * 6
+    # the frozen tower runs without a graph (ms-swift before 3.5): its scores are in the step's peak, nothing kept
+    scores = 16 * 65536 ** 2 * 6
+    assert sdpa["memory"]["step"]["peak_allocated_bytes"] >= scores
+    assert fa2["memory"]["step"]["peak_allocated_bytes"] < scores / 4
 
 
 def test_llamafactory_whole_image_reaches_the_tower_and_lora_records_an_unfrozen_one(tmp_path):
@@ -245,8 +252,10 @@ def test_ms_swift_3x_qwen25vl_sdpa_math_path_unless_flash_or_4x(tmp_path):
     assert "math backend" in " ".join(sdpa["assumptions"])
     assert "math backend" not in " ".join(fa2["assumptions"]) + " ".join(new["assumptions"])
     assert sdpa["verdict"] == "oom"
-    gap = sdpa["memory"]["step"]["peak_allocated_bytes"] - fa2["memory"]["step"]["peak_allocated_bytes"]
-    assert gap >= 16 * 65536 ** 2 * 6
+    # the frozen tower runs without a graph (ms-swift before 3.5): its scores are in the step's peak, nothing kept
+    scores = 16 * 65536 ** 2 * 6
+    assert sdpa["memory"]["step"]["peak_allocated_bytes"] >= scores
+    assert fa2["memory"]["step"]["peak_allocated_bytes"] < scores / 4
 
 
 @pytest.mark.parametrize("name,total", [("qwen2-vl-2b", 2_208_985_600), ("qwen2-vl-7b", 8_291_375_616),

@@ -289,11 +289,49 @@ def _whole_images(job: formats.Job, tower=None) -> bool:
 
 
 def _swift_new(job: formats.Job, tower=None) -> bool:
-    """An ms-swift after the max_length fix of 2025-05-12: its 4.x flags say so, or the model does - ms-swift
+    """An ms-swift after the max_length fix of 2025-05-12 (3.4.1: Template._encode_truncated): its 4.x flags say so,
+    or --vit_gradient_checkpointing (a TrainArguments field from 3.5, #4336), or the model does - ms-swift
     supports Qwen3-VL (and Qwen3.5, the same tower) from 3.9 (swift/llm/model/model/qwen.py register of
     qwen3_vl, October 2025), after 3.5."""
     s = job.settings.get("swift_major")
-    return s is not None and str(s.value) == "4" or getattr(tower, "kind", None) == "qwen3_vl"
+    vgc = job.settings.get("vit_gradient_checkpointing")
+    return s is not None and str(s.value) == "4" or getattr(tower, "kind", None) == "qwen3_vl" \
+        or job.runner == "ms-swift" and vgc is not None and vgc.native == "vit_gradient_checkpointing"
+
+
+def _tokens_on_top(job: formats.Job, tower) -> bool:
+    """ms-swift before 3.5 cuts max_length on the ids with one placeholder per image and expands the images after:
+    their tokens come on top of a max_length the job sets (or 2.x's 2048)."""
+    return job.runner == "ms-swift" and not _swift_new(job, tower) and not getattr(tower, "positions", None) \
+        and job.settings.get("cutoff_len") is not None
+
+
+def _swift_tower_input_grads(job: formats.Job, cfg: TrainConfig, tower, trainable: bool) -> bool:
+    """Whether ms-swift makes a frozen tower's input require grad, so autograd records its pass. Under gradient
+    checkpointing it calls vision_tower.enable_input_require_grads() (2.x swift/llm/sft.py; 3.x swift/llm/train/
+    sft.py, then swift/trainers/mixin.py _prepare_gradient_checkpointing with --vit_gradient_checkpointing, True by
+    default), which hooks the tower's get_input_embeddings() and swallows NotImplementedError. The transformers those
+    releases ran (4.45-4.52) give the Qwen2-VL / Qwen2.5-VL vision models no get_input_embeddings (PreTrainedModel's
+    looks for base_model_prefix "model" and raises NotImplementedError; transformers 5 later set _input_embed_layer =
+    "patch_embed"), so before ms-swift 3.5 nothing is hooked and the frozen tower runs without a graph; 3.5
+    (#4336, 2025-05-24: "refactor GC & support vit_gc") patches it to the patch embedding
+    (patch_get_input_embeddings(model.visual, 'patch_embed')). The tiled towers' and Qwen2-Audio's encoders define
+    their own; a tower that is a plain nn.Module (GLM-4V's EVA2CLIPModel) has no enable_input_require_grads."""
+    vgc = job.settings.get("vit_gradient_checkpointing")
+    if job.runner != "ms-swift" or trainable or not cfg.gradient_checkpointing \
+            or not getattr(tower, "input_grads_hook", True) or vgc is not None and as_bool(vgc.value) is False:
+        return False
+    return type(tower).__name__ != "VisionTower" or _swift_new(job, tower)
+
+
+def _default_image_cap(job: formats.Job, tower) -> bool:
+    """Whether one image's size is bounded only by the Qwen-VL processor's own max_pixels (16384 tokens): a Qwen2-VL /
+    Qwen2.5-VL / Qwen3-VL tower (not a tiled, CLIP or audio one) and nothing the job sets caps it (MAX_PIXELS,
+    IMAGE_MAX_TOKEN_NUM, max_pixels, image_resolution; LLaMA-Factory's image_max_pixels default 768 x 768)."""
+    if type(tower).__name__ != "VisionTower" or job.runner == "llamafactory":
+        return False
+    return not any(job.settings.get(k) is not None for k in ("image_max_pixels", "image_max_tokens",
+                                                              "image_resolution"))
 
 
 def _tower_lora(job: formats.Job, cfg: TrainConfig, frozen: bool) -> bool:
@@ -398,8 +436,6 @@ def _vision_setup(job: formats.Job, model, cfg: TrainConfig) -> tuple[TrainConfi
     fine-tune trains every parameter), and the assumption that says so."""
     from dataclasses import replace
 
-    from rocm_tune.core.runners.common import as_bool
-
     tower = getattr(model, "vision", None)
     if tower is None:
         return cfg, []
@@ -428,14 +464,7 @@ def _vision_setup(job: formats.Job, model, cfg: TrainConfig) -> tuple[TrainConfi
         line = (f"vision tower {'trained' if trainable else 'frozen'} ({how}); one image per sample of at most "
                 f"{said} = {tower.tokens(pixels)} tokens of {tower.pixels_per_token} pixels, {tokens} counted "
                 f"({inside}), {tokens * tower.patches_per_token} ViT patches per sample")
-    # ms-swift (swift/trainers/mixin.py, _prepare_gradient_checkpointing): under gradient checkpointing it calls
-    # vision_tower.enable_input_require_grads() (with --vit_gradient_checkpointing, True by default), so a frozen
-    # tower's pass is recorded by autograd too
-    vgc = job.settings.get("vit_gradient_checkpointing")
-    # (2.x's prepare_model_template_train likewise, for the towers of its get_mllm_arch); a tower that is a plain
-    # nn.Module (GLM-4V's EVA2CLIPModel) has no enable_input_require_grads and is skipped
-    input_grads = (job.runner == "ms-swift" and not trainable and cfg.gradient_checkpointing
-                   and getattr(tower, "input_grads_hook", True) and (vgc is None or as_bool(vgc.value) is not False))
+    input_grads = _swift_tower_input_grads(job, cfg, tower, trainable)
     if input_grads:
         line += ("; ms-swift makes the frozen tower's input require grad under gradient checkpointing "
                  "(vision_tower.enable_input_require_grads): each ViT block keeps its input")
@@ -457,7 +486,7 @@ def _vision_setup(job: formats.Job, model, cfg: TrainConfig) -> tuple[TrainConfi
         line += f"; the model inserts the image's tokens inside forward, on top of the cut text: {cutoff} tokens"
     if job.runner == "ms-swift" and not _swift_new(job, tower) and not getattr(tower, "positions", None):
         # on top of a max_length the job sets (or 2.x's 2048); an unset 3.x max_length is the model's context already
-        cutoff = cfg.cutoff_len + tokens if job.settings.get("cutoff_len") is not None else cfg.cutoff_len
+        cutoff = cfg.cutoff_len + tokens if _tokens_on_top(job, tower) else cfg.cutoff_len
         scores = cfg.attn != "fa2" and tower.batch_wide_math_scores
         line += (f"; ms-swift before 3.5 expands the image tokens after max_length is applied: the language model "
                  f"sees up to {cutoff} tokens" + ("; the transformers of that time (4.45-4.51) run the Qwen2-VL / "
@@ -1794,6 +1823,41 @@ def _sample_lengths(rep: Report, job: formats.Job, model, cfg, eval_batch, gpu, 
                           f"({UNTRUNCATED_CAPS.get(job.runner, 'its max length')}) at {fit} or less")
 
 
+def _data_bounds(rep: Report, job: formats.Job, model, cfg, eval_batch, gpu, vram: int) -> None:
+    """What the data decides beside the caps: its samples' length (_sample_lengths), its images' size."""
+    _sample_lengths(rep, job, model, cfg, eval_batch, gpu, vram)
+    _image_size_decides(rep, job, model, cfg, eval_batch, gpu, vram)
+
+
+def _image_size_decides(rep: Report, job: formats.Job, model, cfg, eval_batch, gpu, vram: int) -> bool:
+    """An OOM counted at the processor's own image cap when nothing caps the images: the Qwen-VL processors
+    (transformers' image_processing_qwen2_vl.py smart_resize, qwen_vl_utils fetch_image) rescale an image only when
+    it is above max_pixels or below min_pixels, so each image keeps its own size and the cap (16384 tokens: 12845056
+    pixels for patch 14) is reached only by the largest. When an image of some smaller size fits, the data's images
+    decide: the OOM at the cap stands (the worst case, what users who set no cap report) and the largest image per
+    sample that fits is said beside it, with the cap that makes it (core/check/images.py)."""
+    from rocm_tune.core.check import images
+
+    tower = getattr(model, "vision", None)
+    if rep.verdict != "oom" or rep.oom_phase not in ("step", "eval") or not _default_image_cap(job, tower) \
+            or cfg.image_tokens <= 1:
+        return False
+    whole = _whole_images(job, tower)
+    base = cfg.cutoff_len - cfg.image_tokens if _tokens_on_top(job, tower) else None
+
+    def fits(tokens: int) -> bool:
+        at = images.config_at(cfg, tokens, base, whole)
+        return _verdict(memory_phases(job, model, at, eval_batch, gpu=gpu)[0], vram)[0] == "fits"
+
+    best = images.largest_fitting(fits, cfg.image_tokens)
+    if not best:
+        return False
+    # the OOM stands: ms-swift's Qwen-VL users who set no MAX_PIXELS do hit it (the processor's cap is what their
+    # data reaches); the largest image that fits is said beside it
+    rep.assumptions.append(images.reason(job.runner, tower, best, cfg.image_tokens, rep.oom_phase))
+    return True
+
+
 def _named_data_bound(rep: Report, job: formats.Job, model, cfg, eval_batch, gpu, vram: int) -> bool:
     """The named public data's longest sample (profiles/dataset_lengths.py) below the cap: every batch is counted at
     it, and the answer says which bound it used and what a longer dataset would need (the cap's peak)."""
@@ -1898,7 +1962,7 @@ def check(paths: list[str], *, gpu_id: str | None = None, vram_gib: float | None
     vram = int(gpu.vram_bytes)
     rep.vram_bytes = vram
     rep.verdict, rep.oom_phase, rep.margin_bytes = _verdict(phases, vram)
-    _sample_lengths(rep, job, model, cfg, eval_batch, gpu, vram)
+    _data_bounds(rep, job, model, cfg, eval_batch, gpu, vram)
     if rep.verdict == "oom" and rep.oom_phase == "step" and cfg.optim.startswith("paged_"):
         _paged_spill(rep, model, cfg, vram)
     lower_bound = _lower_bound(model, findings)
