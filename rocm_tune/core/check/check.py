@@ -926,6 +926,31 @@ def _megatron_softmax(job: formats.Job, model, cfg: TrainConfig, lay) -> tuple[T
 DS_HOST_BUFFER_FACTOR = 1.5
 
 
+def _predict_phases(job: formats.Job, model, cfg: TrainConfig, gpu) -> tuple[dict, int, list[str]]:
+    """LLaMA-Factory predicting without training (runners/llamafactory.py predicts_only): the frozen model in the
+    compute dtype and one evaluation batch's generate on it; no training step, no gradients, no optimizer state."""
+    from rocm_tune.core import runners
+    from rocm_tune.core.runners.llamafactory import PREDICT_ONLY_SRC
+
+    g = estimate(model, cfg, gpu).per_gpu
+    r = runners.regime(model, cfg)
+    # trainable weights of the training reading (the whole model under full, an adapter under LoRA) as loaded frozen
+    weights = g.frozen_weights_bytes + g.trainable_weights_bytes * r.compute_bytes / r.trainable_bytes
+    eval_batch = eval_batch_default(job, cfg, {**runner_defaults(job.runner), **job.defaults})
+    notes = [f"do_predict without do_train: LLaMA-Factory trains nothing; the model is loaded frozen in "
+             f"{r.compute_dtype} ({weights / 2**30:.2f} GiB per GPU) and each prediction batch of {eval_batch} "
+             f"generates on it ({PREDICT_ONLY_SRC})"]
+    ev = _eval_phase_bytes(job, model, cfg, eval_batch, 0, notes)
+    comm, note = communicator_bytes(cfg, gpu)
+    notes += [note] if note else []
+    phases: dict[str, dict | None] = {"load": _phase(weights), "step": None, "eval": _phase(weights + ev),
+                                      "save": None}
+    for p in phases.values():
+        if p:
+            p["reserved_bytes"] += comm
+    return phases, 0, notes
+
+
 def memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | None, init_flag: bool | None = None,
                   gpu=None) -> tuple[dict, int, list[str]]:
     """Per phase peak allocated and reserved; reserved holds the NCCL/RCCL communicators as the estimator
@@ -934,6 +959,10 @@ def memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | N
 
     model = without_lm_head(model, cfg.head, cfg.head_labels)     # a score head / an embedding model has no lm_head
     spec = fsdp_spec(job) if not cfg.zero_stage else None
+    from rocm_tune.core.runners import llamafactory as _lf
+
+    if _lf.predicts_only(job) and not cfg.zero_stage and spec is None:
+        return _predict_phases(job, model, cfg, gpu)
     lay = megatron.layout(job.settings, cfg.world_size)
     sp = as_int(job.get("sequence_parallel_size")) or 1
     if lay is not None and sp > 1 and (cfg.zero_stage or spec is not None) and lay.tp == lay.pp == lay.ep == 1 \

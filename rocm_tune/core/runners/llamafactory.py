@@ -199,6 +199,24 @@ def stage_of(job) -> tuple[str, bool | None, str | None]:
     return st, None, None
 
 
+# LLaMA-Factory's SFT workflow (train/sft/workflow.py run_sft @ v0.9.0 ... ff6d4d12): load_model(..., is_trainable=
+# training_args.do_train); without do_train, model/loader.py load_model sets requires_grad_(False), casts fp32 weights
+# to compute_dtype and calls model.eval(); init_adapter trains no adapter; `if training_args.do_train: trainer.train()`
+# is skipped and `do_predict` runs trainer.predict (generate, as hparams/parser.py refuses do_predict without
+# predict_with_generate for stage sft, and predict_with_generate with ZeRO-3)
+PREDICT_ONLY_SRC = ("hiyouga/LlamaFactory:src/llamafactory/train/sft/workflow.py (run_sft: load_model(..., "
+                    "training_args.do_train), `if training_args.do_predict: trainer.predict`) and model/loader.py "
+                    "(load_model: not is_trainable -> requires_grad_(False), fp32 weights cast to compute_dtype, "
+                    "eval())")
+
+
+def predicts_only(job) -> bool:
+    """A LLaMA-Factory job that predicts and does not train (`do_predict: true` without `do_train: true`): no training
+    step runs, the model is loaded frozen in the compute dtype and only the prediction's generate runs."""
+    return job.runner == "llamafactory" and bool(as_bool(job.get("do_predict"))) \
+        and not as_bool(job.get("do_train")) and str(job.get("stage", "sft")).strip().lower() == "sft"
+
+
 def reference_pass(job, notes: list[str]) -> dict:
     """{"reference_pass": (bytes per logit the policy holds, the reference pass's peak)} where LLaMA-Factory runs a
     reference forward in every step after the policy's: stage dpo with a loss that uses the reference

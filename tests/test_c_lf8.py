@@ -1,0 +1,78 @@
+"""LLaMA-Factory predicting without training (helper c-lf8). Source: hiyouga/LlamaFactory src/llamafactory/train/sft/
+workflow.py run_sft (load_model(..., is_trainable=training_args.do_train); trainer.train() only under do_train;
+trainer.predict under do_predict) and model/loader.py load_model (not is_trainable: requires_grad_(False), fp32 weights
+cast to compute_dtype, eval()), at v0.9.0 and since. The YAML is written for the test after the repository's
+examples/train_lora/llama3_lora_predict.yaml; it is no corpus case."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from rocm_tune.cli import main
+from rocm_tune.core import formats
+from rocm_tune.core.runners import llamafactory
+
+PREDICT = """model_name_or_path: Qwen/Qwen2.5-7B-Instruct
+stage: sft
+{do}
+finetuning_type: lora
+eval_dataset: alpaca_en_demo
+template: qwen
+cutoff_len: 2048
+output_dir: saves/qwen2.5-7b/predict
+fp16: true
+per_device_eval_batch_size: {eb}
+predict_with_generate: true
+"""
+
+
+def _check(tmp_path: Path, text: str, capsys) -> dict:
+    p = tmp_path / "predict.yaml"
+    p.write_text(text)
+    rc = main(["check", str(p), "--gpu", "mi300x", "--gpus", "1", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert rc in (0, 1), out
+    return out
+
+
+def _job(tmp_path: Path, text: str):
+    p = tmp_path / "cfg.yaml"
+    p.write_text(text)
+    return formats.read_job([str(p)])
+
+
+def test_predict_only_has_no_training_step(tmp_path, capsys):
+    out = _check(tmp_path, PREDICT.format(do="do_predict: true", eb=1), capsys)
+    mem = out["memory"]
+    assert mem.get("step") is None and mem.get("save") is None
+    params = out["model"]["params"]["total"] if isinstance(out.get("model"), dict) and "params" in out["model"] \
+        else None
+    load = mem["load"]["peak_allocated_bytes"]
+    # the frozen model in fp16: 2 bytes per parameter (Qwen2.5-7B: 7.6e9 parameters), no fp32 adapter or moments
+    assert 14.0e9 < load < 16.0e9, load
+    if params:
+        assert abs(load - 2 * params) < 0.05 * load
+    assert mem["eval"]["peak_allocated_bytes"] > load
+    assert any("do_predict without do_train" in n for n in out["notes"]), out["notes"]
+
+
+def test_predict_batch_grows_the_generation(tmp_path, capsys):
+    one = _check(tmp_path, PREDICT.format(do="do_predict: true", eb=1), capsys)["memory"]["eval"]
+    many = _check(tmp_path, PREDICT.format(do="do_predict: true", eb=16), capsys)["memory"]["eval"]
+    assert many["peak_allocated_bytes"] > one["peak_allocated_bytes"] + 2**30
+
+
+def test_training_job_keeps_its_step(tmp_path, capsys):
+    out = _check(tmp_path, PREDICT.format(do="do_train: true\ndo_predict: true", eb=1), capsys)
+    assert out["memory"]["step"]["peak_allocated_bytes"] > out["memory"]["load"]["peak_allocated_bytes"]
+    assert not any("do_predict without do_train" in n for n in out["notes"])
+
+
+def test_predicts_only_reading(tmp_path):
+    assert llamafactory.predicts_only(_job(tmp_path, PREDICT.format(do="do_predict: true", eb=1)))
+    assert not llamafactory.predicts_only(_job(tmp_path, PREDICT.format(do="do_train: true\ndo_predict: true",
+                                                                        eb=1)))
+    assert not llamafactory.predicts_only(_job(tmp_path, PREDICT.format(do="do_train: true", eb=1)))
+    dpo = PREDICT.format(do="do_predict: true", eb=1).replace("stage: sft", "stage: dpo")
+    assert not llamafactory.predicts_only(_job(tmp_path, dpo))
