@@ -46,13 +46,9 @@ def test_predict_only_has_no_training_step(tmp_path, capsys):
     out = _check(tmp_path, PREDICT.format(do="do_predict: true", eb=1), capsys)
     mem = out["memory"]
     assert mem.get("step") is None and mem.get("save") is None
-    params = out["model"]["params"]["total"] if isinstance(out.get("model"), dict) and "params" in out["model"] \
-        else None
     load = mem["load"]["peak_allocated_bytes"]
     # the frozen model in fp16: 2 bytes per parameter (Qwen2.5-7B: 7.6e9 parameters), no fp32 adapter or moments
     assert 14.0e9 < load < 16.0e9, load
-    if params:
-        assert abs(load - 2 * params) < 0.05 * load
     assert mem["eval"]["peak_allocated_bytes"] > load
     assert any("do_predict without do_train" in n for n in out["notes"]), out["notes"]
 
