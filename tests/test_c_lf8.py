@@ -72,3 +72,29 @@ def test_predicts_only_reading(tmp_path):
     assert not llamafactory.predicts_only(_job(tmp_path, PREDICT.format(do="do_train: true", eb=1)))
     dpo = PREDICT.format(do="do_predict: true", eb=1).replace("stage: sft", "stage: dpo")
     assert not llamafactory.predicts_only(_job(tmp_path, dpo))
+
+
+BIG = PREDICT.replace("Qwen/Qwen2.5-7B-Instruct", "Qwen/Qwen2.5-72B-Instruct").replace("fp16: true", "bf16: true")
+
+
+def test_predict_too_large_for_one_gpu_gets_llamafactorys_own_fix(tmp_path, capsys):
+    """A 72B model predicted on 8 ranks: every rank holds it whole (get_train_args device_map {"": current device});
+    the fix is not ZeRO-3 (refused with predict_with_generate) and no training keys are changed."""
+    p = tmp_path / "predict.yaml"
+    p.write_text(BIG.format(do="do_predict: true", eb=1))
+    rc = main(["check", str(p), "--gpu", "mi250x", "--gpus", "8", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert rc in (0, 1), out
+    assert out["verdict"] == "oom" and out["oom_phase"] == "load"
+    whole = [f for f in out["findings"] if f["code"].startswith("whole-model")]
+    assert whole and "vllm_infer.py" in whole[0]["fix"] and "ZeRO-3 (deepspeed" not in whole[0]["fix"]
+    assert not out.get("fix")
+
+
+def test_training_job_keeps_the_zero3_fix(tmp_path, capsys):
+    p = tmp_path / "train.yaml"
+    p.write_text(BIG.format(do="do_train: true", eb=1))
+    main(["check", str(p), "--gpu", "mi250x", "--gpus", "8", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    whole = [f for f in out["findings"] if f["code"].startswith("whole-model")]
+    assert whole and "ZeRO-3" in whole[0]["fix"]

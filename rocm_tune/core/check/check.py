@@ -1324,7 +1324,7 @@ def general_findings(job: formats.Job, model, cfg: TrainConfig, gpu) -> list[Fin
             code = "whole-model-fills-gpu" if wbytes > 0.85 * gpu.vram_bytes else "whole-model-every-gpu"
             out.append(Finding.of(code, job.entry_file, job.entry_line,
                                   f"no sharding: each of the {cfg.world_size} GPUs holds the whole model "
-                                  f"({wbytes / 2**30:.0f} GiB of weights)", "DeepSpeed ZeRO-3 (deepspeed: ds_z3_config.json)"))
+                                  f"({wbytes / 2**30:.0f} GiB of weights)", _whole_model_fix(job)))
     if gpu is not None and int(cfg.gpus) > 1 and getattr(gpu, "vendor", "") in ("amd", "hygon"):   # GPUs of one node (P2P)
         out.append(Finding.of("iommu-p2p-hang-risk", None, None,
                               "several AMD GPUs: with the IOMMU in translation mode, collectives hang or crawl",
@@ -1339,6 +1339,16 @@ def general_findings(job: formats.Job, model, cfg: TrainConfig, gpu) -> list[Fin
         out.append(Finding.of("offload-needs-cpu-ram", job.ds.file, None,
                               "CPU offload: the host needs the RAM below (pinned), per node", None))
     return out
+
+
+def _whole_model_fix(job: formats.Job) -> str:
+    """The sharding fix for a model every rank holds whole: ZeRO-3, except for a LLaMA-Factory job that only predicts
+    (its train path puts the whole model on each rank's GPU and refuses ZeRO-3 with predict_with_generate)."""
+    from rocm_tune.core.runners import llamafactory as _lf
+
+    if _lf.predicts_only(job):
+        return _lf.PREDICT_SHARDING_FIX
+    return "DeepSpeed ZeRO-3 (deepspeed: ds_z3_config.json)"
 
 
 def _non_reentrant(job: formats.Job) -> tuple[str, str] | None:
@@ -2344,7 +2354,12 @@ def _gpu_count_decides(job, cfg: TrainConfig, gpus: int | None) -> bool:
 
 def _oom_fix(rep: Report, job, model, cfg: TrainConfig, eval_batch, vram: int, gpu, host_limit: int | None) -> None:
     """The smallest change that fits the card and the host's RAM; a full fine-tune that no such change fits gets
-    the LoRA / QLoRA answer (with its figure), not an offload the node cannot hold."""
+    the LoRA / QLoRA answer (with its figure), not an offload the node cannot hold. A LLaMA-Factory prediction has no
+    training keys to change: its sharding fix is the whole-model finding's own."""
+    from rocm_tune.core.runners.llamafactory import predicts_only
+
+    if predicts_only(job):
+        return
     limit = host_limit if host_limit is not None else HOST_RAM_ASSUMED
     target = "headroom"
     hit = search_fix(job, model, cfg, eval_batch, int(fitting.limit_bytes(vram, HEADROOM)), gpu=gpu, host_limit=limit)

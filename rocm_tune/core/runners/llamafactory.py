@@ -210,6 +210,15 @@ PREDICT_ONLY_SRC = ("hiyouga/LlamaFactory:src/llamafactory/train/sft/workflow.py
                     "eval())")
 
 
+# what splits a model too large for one GPU when LLaMA-Factory predicts: hparams/parser.py get_train_args sets
+# model_args.device_map = {"": get_current_device()} (the whole model on each rank's GPU) and refuses
+# "`predict_with_generate` is incompatible with DeepSpeed ZeRO-3." (v0.9.0 ... v0.9.5); scripts/vllm_infer.py (since
+# 2024-11, 6c9d0553) runs the same dataset and template through vLLM with tensor_parallel_size = the visible GPUs
+PREDICT_SHARDING_FIX = ("predict with LLaMA-Factory's scripts/vllm_infer.py (vLLM, tensor parallel over the visible "
+                        "GPUs): its train path holds the whole model on every rank and refuses ZeRO-3 with "
+                        "predict_with_generate")
+
+
 def predicts_only(job) -> bool:
     """A LLaMA-Factory job that predicts and does not train (`do_predict: true` without `do_train: true`): no training
     step runs, the model is loaded frozen in the compute dtype and only the prediction's generate runs."""
