@@ -98,3 +98,16 @@ def test_training_job_keeps_the_zero3_fix(tmp_path, capsys):
     out = json.loads(capsys.readouterr().out)
     whole = [f for f in out["findings"] if f["code"].startswith("whole-model")]
     assert whole and "ZeRO-3" in whole[0]["fix"]
+
+
+def test_bare_do_predict_flag_reads_as_predicting(tmp_path, capsys):
+    """`llamafactory-cli train --do_predict ...` (HfArgumentParser: a bare flag is true) predicts as the YAML does."""
+    p = tmp_path / "predict.sh"
+    p.write_text("llamafactory-cli train --stage sft --do_predict --model_name_or_path Qwen/Qwen2.5-7B-Instruct "
+                 "--finetuning_type lora --template qwen --eval_dataset alpaca_en_demo --cutoff_len 2048 "
+                 "--per_device_eval_batch_size 1 --predict_with_generate --output_dir saves/pred --bf16\n")
+    rc = main(["check", str(p), "--gpu", "mi300x", "--gpus", "1", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert rc in (0, 1), out
+    assert out["memory"].get("step") is None
+    assert any("do_predict without do_train" in n for n in out["notes"])
