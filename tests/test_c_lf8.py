@@ -111,3 +111,56 @@ def test_bare_do_predict_flag_reads_as_predicting(tmp_path, capsys):
     assert rc in (0, 1), out
     assert out["memory"].get("step") is None
     assert any("do_predict without do_train" in n for n in out["notes"])
+
+
+# cutoff_len's default by release: hparams/data_args.py DataArguments.cutoff_len is 1024 through v0.9.0 and 2048 since
+# v0.9.1 (commit 1e6f9650); the files date the release by a pin, the old src/train_bash.py entry (up to v0.7.0) or the
+# examples/lora_single_gpu-style paths (up to v0.8.1)
+NO_CUTOFF = """model_name_or_path: Qwen/Qwen2.5-7B-Instruct
+stage: sft
+do_train: true
+finetuning_type: lora
+dataset: my_data
+template: qwen
+output_dir: saves/x
+per_device_train_batch_size: 2
+bf16: true
+"""
+
+
+def _cutoff(tmp_path: Path, capsys, files: dict[str, str]) -> int:
+    paths = []
+    for name, text in files.items():
+        p = tmp_path / name
+        p.write_text(text)
+        paths.append(str(p))
+    rc = main(["check", *paths, "--gpu", "mi300x", "--gpus", "1", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert rc in (0, 1), out
+    return int(out["understood"]["cutoff_len"])
+
+
+def test_cutoff_default_follows_the_release(tmp_path, capsys):
+    assert _cutoff(tmp_path, capsys, {"cfg.yaml": NO_CUTOFF}) == 2048
+    assert _cutoff(tmp_path, capsys, {"cfg.yaml": NO_CUTOFF, "requirements.txt": "llamafactory==0.9.0\n"}) == 1024
+    assert _cutoff(tmp_path, capsys, {"cfg.yaml": NO_CUTOFF, "requirements.txt": "llamafactory==0.9.1\n"}) == 2048
+    run = "CUDA_VISIBLE_DEVICES=0 llamafactory-cli train examples/lora_single_gpu/cfg.yaml\n"
+    assert _cutoff(tmp_path, capsys, {"cfg.yaml": NO_CUTOFF, "run.sh": run}) == 1024
+
+
+def test_train_bash_entry_dates_the_release(tmp_path, capsys):
+    sh = ("deepspeed --num_gpus 1 src/train_bash.py --stage sft --do_train --model_name_or_path "
+          "Qwen/Qwen2.5-7B-Instruct --finetuning_type lora --template qwen --dataset my_data --output_dir out "
+          "--per_device_train_batch_size 2 --bf16\n")
+    assert _cutoff(tmp_path, capsys, {"train.sh": sh}) == 1024
+    given = sh.replace("--bf16", "--bf16 --cutoff_len 4096")
+    assert _cutoff(tmp_path, capsys, {"train.sh": given}) == 4096
+
+
+def test_newest_release_reading(tmp_path):
+    job = _job(tmp_path, NO_CUTOFF)
+    assert llamafactory.newest_release(job) is None
+    job.files["requirements.txt"] = "llamafactory[torch,metrics]==0.8.3\n"
+    rel = llamafactory.newest_release(job)
+    assert rel is not None and rel[0] == (0, 8, 3)
+    assert llamafactory.release_defaults(job)["cutoff_len"].value == 1024

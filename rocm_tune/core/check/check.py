@@ -169,7 +169,10 @@ def runner_defaults(runner: str) -> dict:
 
 def build_config(job: formats.Job, model, gpus: int | None, nodes: int | None):
     """(TrainConfig, findings, assumptions): core/runners/config.build_config with the job's runner's DEFAULTS."""
-    return _build_config(job, model, gpus, nodes, {**runner_defaults(job.runner), **job.defaults})
+    from rocm_tune.core.runners.llamafactory import release_defaults
+
+    return _build_config(job, model, gpus, nodes, {**runner_defaults(job.runner), **release_defaults(job),
+                                                   **job.defaults})
 
 
 def _as_run(job: formats.Job, model, cfg: TrainConfig, gpu, assumptions: list[str]) -> tuple[TrainConfig, str | None]:

@@ -404,6 +404,50 @@ def cli_release_note(job: Job, gpus_per_node: int) -> str | None:
     return f"{one} (llamafactory {pins[0][0]}.{pins[0][1]} pinned)" if pins else None
 
 
+# ------------------------------------------------------------------------------------------------ the release the files show
+# Releases tell themselves apart by what the user's files name (hiyouga/LlamaFactory tags):
+#   src/train_bash.py, the entry up to v0.7.0 (removed in v0.7.1, when `llamafactory-cli` took over);
+#   examples/{lora_single_gpu,lora_multi_gpu,lora_multi_npu,full_multi_gpu,qlora_single_gpu}/, the examples' layout of
+#   v0.6-v0.8.1 (v0.8.2 regrouped them into examples/train_lora, train_full, train_qlora);
+#   a pinned `llamafactory==X.Y.Z` / `llmtuner==X.Y.Z` line.
+_PIN_FULL = r"(?im)^\s*(?:llamafactory|llmtuner)\s*(?:\[[^\]]*\])?\s*==\s*v?(\d+)\.(\d+)(?:\.(\d+))?"
+_NEWEST_BY_PATH = ((r"(?<![\w.-])train_bash\.py\b", (0, 7, 0)),
+                   (r"examples/(?:lora_single_gpu|lora_multi_gpu|lora_multi_npu|full_multi_gpu|qlora_single_gpu)/",
+                    (0, 8, 1)))
+# DataArguments.cutoff_len (hparams/data_args.py): 1024 through v0.9.0, 2048 since commit 1e6f9650 (2024-11-10, "add
+# vllm config"), first released in v0.9.1
+CUTOFF_2048_SINCE = (0, 9, 1)
+OLD_CUTOFF = Default(1024, "hiyouga/LLaMA-Factory:src/llamafactory/hparams/data_args.py (src/llmtuner/ before v0.8) "
+                           "(DataArguments.cutoff_len) @ v0.9.0: 1024 until 1e6f9650 (v0.9.1)")
+
+
+def newest_release(job: Job) -> tuple[tuple[int, int, int], str] | None:
+    """(the newest LLaMA-Factory release the job's files allow, what says so), or None when nothing in them dates it:
+    a pinned release, else the newest release that still had an entry or examples path the files name."""
+    import re
+
+    texts = list(job.files.values())
+    pins = sorted({(int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)) for t in texts
+                   for m in re.finditer(_PIN_FULL, t or "")})
+    if len(pins) == 1:
+        return pins[0], f"llamafactory {'.'.join(map(str, pins[0]))} pinned"
+    for pattern, newest in _NEWEST_BY_PATH:
+        m = next((m for t in texts for m in [re.search(pattern, t or "")] if m), None)
+        if m is not None:
+            return newest, f"{m.group(0).rstrip('/')} is in LLaMA-Factory up to v{'.'.join(map(str, newest))}"
+    return None
+
+
+def release_defaults(job: Job) -> dict:
+    """The DEFAULTS that differ at the release the files show (newest_release): cutoff_len 1024 before v0.9.1."""
+    if job.runner != "llamafactory":
+        return {}
+    rel = newest_release(job)
+    if rel is None or rel[0] >= CUTOFF_2048_SINCE:
+        return {}
+    return {"cutoff_len": Default(OLD_CUTOFF.value, f"{OLD_CUTOFF.source}; {rel[1]}")}
+
+
 # LLaMA-Factory's Megatron back ends (hiyouga/LlamaFactory src/llamafactory/hparams/parser.py get_train_args):
 # `USE_MCA=1` parses the arguments with alibaba/ROLL mcore_adapter's TrainingArguments (Megatron-core under LF:
 # tensor/pipeline/context/expert parallel sizes, sequence_parallel, use_distributed_optimizer (default False),
