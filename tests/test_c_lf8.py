@@ -164,3 +164,33 @@ def test_newest_release_reading(tmp_path):
     rel = llamafactory.newest_release(job)
     assert rel is not None and rel[0] == (0, 8, 3)
     assert llamafactory.release_defaults(job)["cutoff_len"].value == 1024
+
+
+OLD_EVAL = ("python src/train_bash.py --stage sft --model_name_or_path meta-llama/Llama-2-7b-hf {ckpt}--do_eval "
+            "--dataset lima --template llama2 --finetuning_type lora --output_dir out --per_device_eval_batch_size 8 "
+            "--predict_with_generate --fp16\n")
+
+
+def _notes_of(tmp_path: Path, capsys, text: str) -> dict:
+    p = tmp_path / "eval.sh"
+    p.write_text(text)
+    rc = main(["check", str(p), "--gpu", "rtx3090", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert rc in (0, 1), out
+    return out
+
+
+def test_eval_only_reads_as_not_training(tmp_path, capsys):
+    out = _notes_of(tmp_path, capsys, OLD_EVAL.format(ckpt=""))
+    assert out["memory"].get("step") is None
+    assert any("do_eval without do_train" in n for n in out["notes"])
+
+
+def test_max_new_tokens_default_by_release(tmp_path, capsys):
+    """GeneratingArguments.max_new_tokens: 512 through v0.6.3, 1024 since v0.7.0. train_bash.py alone allows v0.7.0
+    (1024 counted); checkpoint_dir (accepted up to v0.3.3) dates the run before it (512)."""
+    newer = _notes_of(tmp_path, capsys, OLD_EVAL.format(ckpt=""))
+    older = _notes_of(tmp_path, capsys, OLD_EVAL.format(ckpt="--checkpoint_dir ckpt/lima "))
+    assert any("+ 1024 new tokens" in n for n in newer["notes"])
+    assert any("+ 512 new tokens" in n for n in older["notes"])
+    assert older["memory"]["eval"]["peak_allocated_bytes"] < newer["memory"]["eval"]["peak_allocated_bytes"]

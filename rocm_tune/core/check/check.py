@@ -621,7 +621,9 @@ def _generation(job: formats.Job, model, cfg: TrainConfig, eval_batch: int):
     from rocm_tune.core import runners
     from rocm_tune.core.memory.generation import generation
 
-    new = as_int(job.get("max_new_tokens")) or as_int(job.get("generation_max_length"))
+    from rocm_tune.core.runners.llamafactory import max_new_tokens_default
+
+    new = as_int(job.get("max_new_tokens")) or as_int(job.get("generation_max_length")) or max_new_tokens_default(job)
     return generation(model, cfg.cutoff_len, eval_batch, runners.regime(model, cfg).compute_bytes, runner=job.runner,
                       max_new_tokens=new, num_beams=as_int(job.get("num_beams")) or as_int(job.get("generation_num_beams")))
 
@@ -940,9 +942,10 @@ def _predict_phases(job: formats.Job, model, cfg: TrainConfig, gpu) -> tuple[dic
     # trainable weights of the training reading (the whole model under full, an adapter under LoRA) as loaded frozen
     weights = g.frozen_weights_bytes + g.trainable_weights_bytes * r.compute_bytes / r.trainable_bytes
     eval_batch = eval_batch_default(job, cfg, {**runner_defaults(job.runner), **job.defaults})
-    notes = [f"do_predict without do_train: LLaMA-Factory trains nothing; the model is loaded frozen in "
-             f"{r.compute_dtype} ({weights / 2**30:.2f} GiB per GPU) and each prediction batch of {eval_batch} "
-             f"generates on it ({PREDICT_ONLY_SRC})"]
+    what = "do_predict" if as_bool(job.get("do_predict")) else "do_eval"
+    notes = [f"{what} without do_train: LLaMA-Factory trains nothing; the model is loaded frozen in "
+             f"{r.compute_dtype} ({weights / 2**30:.2f} GiB per GPU) and each batch of {eval_batch} runs on it "
+             f"({PREDICT_ONLY_SRC})"]
     ev = _eval_phase_bytes(job, model, cfg, eval_batch, 0, notes)
     comm, note = communicator_bytes(cfg, gpu)
     notes += [note] if note else []

@@ -205,7 +205,8 @@ def stage_of(job) -> tuple[str, bool | None, str | None]:
 # is skipped and `do_predict` runs trainer.predict (generate, as hparams/parser.py refuses do_predict without
 # predict_with_generate for stage sft, and predict_with_generate with ZeRO-3)
 PREDICT_ONLY_SRC = ("hiyouga/LlamaFactory:src/llamafactory/train/sft/workflow.py (run_sft: load_model(..., "
-                    "training_args.do_train), `if training_args.do_predict: trainer.predict`) and model/loader.py "
+                    "training_args.do_train), `if training_args.do_eval: trainer.evaluate`, `if training_args.do_predict: "
+                    "trainer.predict`) and model/loader.py "
                     "(load_model: not is_trainable -> requires_grad_(False), fp32 weights cast to compute_dtype, "
                     "eval())")
 
@@ -220,9 +221,11 @@ PREDICT_SHARDING_FIX = ("predict with LLaMA-Factory's scripts/vllm_infer.py (vLL
 
 
 def predicts_only(job) -> bool:
-    """A LLaMA-Factory job that predicts and does not train (`do_predict: true` without `do_train: true`): no training
-    step runs, the model is loaded frozen in the compute dtype and only the prediction's generate runs."""
-    return job.runner == "llamafactory" and bool(as_bool(job.get("do_predict"))) \
+    """A LLaMA-Factory job that evaluates or predicts and does not train (`do_predict` / `do_eval` set true, `do_train`
+    not): no training step runs, the model is loaded frozen in the compute dtype and only the evaluation's forward or
+    the prediction's generate runs (run_sft: `if training_args.do_eval: trainer.evaluate(...)` and `if
+    training_args.do_predict: trainer.predict(...)`, both after load_model(..., is_trainable=do_train))."""
+    return job.runner == "llamafactory" and bool(as_bool(job.get("do_predict")) or as_bool(job.get("do_eval"))) \
         and not as_bool(job.get("do_train")) and str(job.get("stage", "sft")).strip().lower() == "sft"
 
 
@@ -421,9 +424,15 @@ OLD_CUTOFF = Default(1024, "hiyouga/LLaMA-Factory:src/llamafactory/hparams/data_
                            "(DataArguments.cutoff_len) @ v0.9.0: 1024 until 1e6f9650 (v0.9.1)")
 
 
+# argument names only old releases accept (HfArgumentParser refuses an unknown one): checkpoint_dir (ModelArguments,
+# hparams/model_args.py) up to v0.3.3; v0.4.0 renamed it adapter_name_or_path
+_NEWEST_BY_KEY = (("checkpoint_dir", (0, 3, 3)),)
+
+
 def newest_release(job: Job) -> tuple[tuple[int, int, int], str] | None:
     """(the newest LLaMA-Factory release the job's files allow, what says so), or None when nothing in them dates it:
-    a pinned release, else the newest release that still had an entry or examples path the files name."""
+    a pinned release, else the oldest bound among the entry / examples paths the files name and the old argument
+    names they set."""
     import re
 
     texts = list(job.files.values())
@@ -431,11 +440,28 @@ def newest_release(job: Job) -> tuple[tuple[int, int, int], str] | None:
                    for m in re.finditer(_PIN_FULL, t or "")})
     if len(pins) == 1:
         return pins[0], f"llamafactory {'.'.join(map(str, pins[0]))} pinned"
+    bounds: list[tuple[tuple[int, int, int], str]] = []
     for pattern, newest in _NEWEST_BY_PATH:
         m = next((m for t in texts for m in [re.search(pattern, t or "")] if m), None)
         if m is not None:
-            return newest, f"{m.group(0).rstrip('/')} is in LLaMA-Factory up to v{'.'.join(map(str, newest))}"
-    return None
+            bounds.append((newest, f"{m.group(0).rstrip('/')} is in LLaMA-Factory up to v{'.'.join(map(str, newest))}"))
+    for key, newest in _NEWEST_BY_KEY:
+        if key in job.settings:
+            bounds.append((newest, f"{key} is accepted by LLaMA-Factory up to v{'.'.join(map(str, newest))}"))
+    return min(bounds) if bounds else None
+
+
+# GeneratingArguments.max_new_tokens (hparams/generating_args.py): 512 through v0.6.3, 1024 since commit 83404c4f
+# (2024-04-24, "support new special token #3420"), first released in v0.7.0
+MAX_NEW_1024_SINCE = (0, 7, 0)
+OLD_MAX_NEW_TOKENS = 512
+
+
+def max_new_tokens_default(job: Job) -> int | None:
+    """LLaMA-Factory's max_new_tokens default at the release the files show (newest_release): 512 before v0.7.0; None
+    when the files do not date it before then (the current 1024, core/memory/generation.py)."""
+    rel = newest_release(job) if job.runner == "llamafactory" else None
+    return OLD_MAX_NEW_TOKENS if rel is not None and rel[0] < MAX_NEW_1024_SINCE else None
 
 
 def release_defaults(job: Job) -> dict:
