@@ -302,9 +302,10 @@ def test_fix_rewrites_a_dict_literal_key():
 # ------------------------------------------------------------------------------- generation during evaluation
 # hiyouga/LlamaFactory#1191: evaluating a Llama-2-7B LoRA with --predict_with_generate at eval batch 8 on one RTX 3090
 # OOMs, "加了--fp16之后报OOM的位置会推后一些，但是还是OOM" (with --fp16 too). Seq2SeqTrainer.prediction_step generates for
-# every batch: the KV cache of 8 sequences over prompt + LLaMA-Factory's 1024 new tokens (GeneratingArguments
-# .max_new_tokens) in fp16 is 2 x 32 layers x 32 heads x 128 x 8 x (2048 + 1024) x 2 B = 12 GiB beside 12.6 GiB of
-# weights.
+# every batch: the KV cache of 8 sequences over prompt + new tokens in fp16 is 2 x 32 layers x 32 heads x 128 x 8 x
+# (2048 + 1024) x 2 B = 12 GiB beside 12.6 GiB of weights at cutoff 2048 and 1024 new tokens, written out here: the
+# release the user ran (checkpoint_dir: v0.3.3 or older) defaulted to cutoff_len 1024 and max_new_tokens 512
+# (hparams/data_args.py, generating_args.py; helper c-lf8 reads those defaults by release, tests/test_c_lf8.py).
 LF_1191 = """CUDA_VISIBLE_DEVICES=0 python src/train_bash.py \\
     --stage sft \\
     --model_name_or_path /data/yangzr/Llama-2-7b-hf \\
@@ -319,6 +320,8 @@ LF_1191 = """CUDA_VISIBLE_DEVICES=0 python src/train_bash.py \\
     --predict_with_generate \\
     --overwrite_cache \\
     --flash_attn \\
+    --cutoff_len 2048 \\
+    --max_new_tokens 1024 \\
     --fp16
 """
 

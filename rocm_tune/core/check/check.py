@@ -169,7 +169,10 @@ def runner_defaults(runner: str) -> dict:
 
 def build_config(job: formats.Job, model, gpus: int | None, nodes: int | None):
     """(TrainConfig, findings, assumptions): core/runners/config.build_config with the job's runner's DEFAULTS."""
-    return _build_config(job, model, gpus, nodes, {**runner_defaults(job.runner), **job.defaults})
+    from rocm_tune.core.runners.llamafactory import release_defaults
+
+    return _build_config(job, model, gpus, nodes, {**runner_defaults(job.runner), **release_defaults(job),
+                                                   **job.defaults})
 
 
 def _as_run(job: formats.Job, model, cfg: TrainConfig, gpu, assumptions: list[str]) -> tuple[TrainConfig, str | None]:
@@ -647,7 +650,9 @@ def _generation(job: formats.Job, model, cfg: TrainConfig, eval_batch: int):
     from rocm_tune.core import runners
     from rocm_tune.core.memory.generation import generation
 
-    new = as_int(job.get("max_new_tokens")) or as_int(job.get("generation_max_length"))
+    from rocm_tune.core.runners.llamafactory import max_new_tokens_default
+
+    new = as_int(job.get("max_new_tokens")) or as_int(job.get("generation_max_length")) or max_new_tokens_default(job)
     return generation(model, cfg.cutoff_len, eval_batch, runners.regime(model, cfg).compute_bytes, runner=job.runner,
                       max_new_tokens=new, num_beams=as_int(job.get("num_beams")) or as_int(job.get("generation_num_beams")))
 
@@ -955,6 +960,32 @@ def _megatron_softmax(job: formats.Job, model, cfg: TrainConfig, lay) -> tuple[T
 DS_HOST_BUFFER_FACTOR = 1.5
 
 
+def _predict_phases(job: formats.Job, model, cfg: TrainConfig, gpu) -> tuple[dict, int, list[str]]:
+    """LLaMA-Factory predicting without training (runners/llamafactory.py predicts_only): the frozen model in the
+    compute dtype and one evaluation batch's generate on it; no training step, no gradients, no optimizer state."""
+    from rocm_tune.core import runners
+    from rocm_tune.core.runners.llamafactory import PREDICT_ONLY_SRC
+
+    g = estimate(model, cfg, gpu).per_gpu
+    r = runners.regime(model, cfg)
+    # trainable weights of the training reading (the whole model under full, an adapter under LoRA) as loaded frozen
+    weights = g.frozen_weights_bytes + g.trainable_weights_bytes * r.compute_bytes / r.trainable_bytes
+    eval_batch = eval_batch_default(job, cfg, {**runner_defaults(job.runner), **job.defaults})
+    what = "do_predict" if as_bool(job.get("do_predict")) else "do_eval"
+    notes = [f"{what} without do_train: LLaMA-Factory trains nothing; the model is loaded frozen in "
+             f"{r.compute_dtype} ({weights / 2**30:.2f} GiB per GPU) and each batch of {eval_batch} runs on it "
+             f"({PREDICT_ONLY_SRC})"]
+    ev = _eval_phase_bytes(job, model, cfg, eval_batch, 0, notes)
+    comm, note = communicator_bytes(cfg, gpu)
+    notes += [note] if note else []
+    phases: dict[str, dict | None] = {"load": _phase(weights), "step": None, "eval": _phase(weights + ev),
+                                      "save": None}
+    for p in phases.values():
+        if p:
+            p["reserved_bytes"] += comm
+    return phases, 0, notes
+
+
 def memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | None, init_flag: bool | None = None,
                   gpu=None) -> tuple[dict, int, list[str]]:
     """Per phase peak allocated and reserved; reserved holds the NCCL/RCCL communicators as the estimator
@@ -963,6 +994,10 @@ def memory_phases(job: formats.Job, model, cfg: TrainConfig, eval_batch: int | N
 
     model = without_lm_head(model, cfg.head, cfg.head_labels)     # a score head / an embedding model has no lm_head
     spec = fsdp_spec(job) if not cfg.zero_stage else None
+    from rocm_tune.core.runners import llamafactory as _lf
+
+    if _lf.predicts_only(job) and not cfg.zero_stage and spec is None:
+        return _predict_phases(job, model, cfg, gpu)
     lay = megatron.layout(job.settings, cfg.world_size)
     sp = as_int(job.get("sequence_parallel_size")) or 1
     if lay is not None and sp > 1 and (cfg.zero_stage or spec is not None) and lay.tp == lay.pp == lay.ep == 1 \
@@ -1324,7 +1359,7 @@ def general_findings(job: formats.Job, model, cfg: TrainConfig, gpu) -> list[Fin
             code = "whole-model-fills-gpu" if wbytes > 0.85 * gpu.vram_bytes else "whole-model-every-gpu"
             out.append(Finding.of(code, job.entry_file, job.entry_line,
                                   f"no sharding: each of the {cfg.world_size} GPUs holds the whole model "
-                                  f"({wbytes / 2**30:.0f} GiB of weights)", "DeepSpeed ZeRO-3 (deepspeed: ds_z3_config.json)"))
+                                  f"({wbytes / 2**30:.0f} GiB of weights)", _whole_model_fix(job)))
     if gpu is not None and int(cfg.gpus) > 1 and getattr(gpu, "vendor", "") in ("amd", "hygon"):   # GPUs of one node (P2P)
         out.append(Finding.of("iommu-p2p-hang-risk", None, None,
                               "several AMD GPUs: with the IOMMU in translation mode, collectives hang or crawl",
@@ -1339,6 +1374,16 @@ def general_findings(job: formats.Job, model, cfg: TrainConfig, gpu) -> list[Fin
         out.append(Finding.of("offload-needs-cpu-ram", job.ds.file, None,
                               "CPU offload: the host needs the RAM below (pinned), per node", None))
     return out
+
+
+def _whole_model_fix(job: formats.Job) -> str:
+    """The sharding fix for a model every rank holds whole: ZeRO-3, except for a LLaMA-Factory job that only predicts
+    (its train path puts the whole model on each rank's GPU and refuses ZeRO-3 with predict_with_generate)."""
+    from rocm_tune.core.runners import llamafactory as _lf
+
+    if _lf.predicts_only(job):
+        return _lf.PREDICT_SHARDING_FIX
+    return "DeepSpeed ZeRO-3 (deepspeed: ds_z3_config.json)"
 
 
 def _non_reentrant(job: formats.Job) -> tuple[str, str] | None:
@@ -2412,7 +2457,12 @@ def _gpu_count_decides(job, cfg: TrainConfig, gpus: int | None) -> bool:
 
 def _oom_fix(rep: Report, job, model, cfg: TrainConfig, eval_batch, vram: int, gpu, host_limit: int | None) -> None:
     """The smallest change that fits the card and the host's RAM; a full fine-tune that no such change fits gets
-    the LoRA / QLoRA answer (with its figure), not an offload the node cannot hold."""
+    the LoRA / QLoRA answer (with its figure), not an offload the node cannot hold. A LLaMA-Factory prediction has no
+    training keys to change: its sharding fix is the whole-model finding's own."""
+    from rocm_tune.core.runners.llamafactory import predicts_only
+
+    if predicts_only(job):
+        return
     limit = host_limit if host_limit is not None else HOST_RAM_ASSUMED
     target = "headroom"
     hit = search_fix(job, model, cfg, eval_batch, int(fitting.limit_bytes(vram, HEADROOM)), gpu=gpu, host_limit=limit)

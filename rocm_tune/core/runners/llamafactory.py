@@ -199,6 +199,36 @@ def stage_of(job) -> tuple[str, bool | None, str | None]:
     return st, None, None
 
 
+# LLaMA-Factory's SFT workflow (train/sft/workflow.py run_sft @ v0.9.0 ... ff6d4d12): load_model(..., is_trainable=
+# training_args.do_train); without do_train, model/loader.py load_model sets requires_grad_(False), casts fp32 weights
+# to compute_dtype and calls model.eval(); init_adapter trains no adapter; `if training_args.do_train: trainer.train()`
+# is skipped and `do_predict` runs trainer.predict (generate, as hparams/parser.py refuses do_predict without
+# predict_with_generate for stage sft, and predict_with_generate with ZeRO-3)
+PREDICT_ONLY_SRC = ("hiyouga/LlamaFactory:src/llamafactory/train/sft/workflow.py (run_sft: load_model(..., "
+                    "training_args.do_train), `if training_args.do_eval: trainer.evaluate`, `if training_args.do_predict: "
+                    "trainer.predict`) and model/loader.py "
+                    "(load_model: not is_trainable -> requires_grad_(False), fp32 weights cast to compute_dtype, "
+                    "eval())")
+
+
+# what splits a model too large for one GPU when LLaMA-Factory predicts: hparams/parser.py get_train_args sets
+# model_args.device_map = {"": get_current_device()} (the whole model on each rank's GPU) and refuses
+# "`predict_with_generate` is incompatible with DeepSpeed ZeRO-3." (v0.9.0 ... v0.9.5); scripts/vllm_infer.py (since
+# 2024-11, 6c9d0553) runs the same dataset and template through vLLM with tensor_parallel_size = the visible GPUs
+PREDICT_SHARDING_FIX = ("predict with LLaMA-Factory's scripts/vllm_infer.py (vLLM, tensor parallel over the visible "
+                        "GPUs): its train path holds the whole model on every rank and refuses ZeRO-3 with "
+                        "predict_with_generate")
+
+
+def predicts_only(job) -> bool:
+    """A LLaMA-Factory job that evaluates or predicts and does not train (`do_predict` / `do_eval` set true, `do_train`
+    not): no training step runs, the model is loaded frozen in the compute dtype and only the evaluation's forward or
+    the prediction's generate runs (run_sft: `if training_args.do_eval: trainer.evaluate(...)` and `if
+    training_args.do_predict: trainer.predict(...)`, both after load_model(..., is_trainable=do_train))."""
+    return job.runner == "llamafactory" and bool(as_bool(job.get("do_predict")) or as_bool(job.get("do_eval"))) \
+        and not as_bool(job.get("do_train")) and str(job.get("stage", "sft")).strip().lower() == "sft"
+
+
 def reference_pass(job, notes: list[str]) -> dict:
     """{"reference_pass": (bytes per logit the policy holds, the reference pass's peak)} where LLaMA-Factory runs a
     reference forward in every step after the policy's: stage dpo with a loss that uses the reference
@@ -375,6 +405,73 @@ def cli_release_note(job: Job, gpus_per_node: int) -> str | None:
     # without a pin the release is not in the files: every release since 0.8.0 (June 2024) starts torchrun, as
     # counted; saying so on every multi-GPU check would be noise
     return f"{one} (llamafactory {pins[0][0]}.{pins[0][1]} pinned)" if pins else None
+
+
+# ------------------------------------------------------------------------------------------------ the release the files show
+# Releases tell themselves apart by what the user's files name (hiyouga/LlamaFactory tags):
+#   src/train_bash.py, the entry up to v0.7.0 (removed in v0.7.1, when `llamafactory-cli` took over);
+#   examples/{lora_single_gpu,lora_multi_gpu,lora_multi_npu,full_multi_gpu,qlora_single_gpu}/, the examples' layout of
+#   v0.6-v0.8.1 (v0.8.2 regrouped them into examples/train_lora, train_full, train_qlora);
+#   a pinned `llamafactory==X.Y.Z` / `llmtuner==X.Y.Z` line.
+_PIN_FULL = r"(?im)^\s*(?:llamafactory|llmtuner)\s*(?:\[[^\]]*\])?\s*==\s*v?(\d+)\.(\d+)(?:\.(\d+))?"
+_NEWEST_BY_PATH = ((r"(?<![\w.-])train_bash\.py\b", (0, 7, 0)),
+                   (r"examples/(?:lora_single_gpu|lora_multi_gpu|lora_multi_npu|full_multi_gpu|qlora_single_gpu)/",
+                    (0, 8, 1)))
+# DataArguments.cutoff_len (hparams/data_args.py): 1024 through v0.9.0, 2048 since commit 1e6f9650 (2024-11-10, "add
+# vllm config"), first released in v0.9.1
+CUTOFF_2048_SINCE = (0, 9, 1)
+OLD_CUTOFF = Default(1024, "hiyouga/LLaMA-Factory:src/llamafactory/hparams/data_args.py (src/llmtuner/ before v0.8) "
+                           "(DataArguments.cutoff_len) @ v0.9.0: 1024 until 1e6f9650 (v0.9.1)")
+
+
+# argument names only old releases accept (HfArgumentParser refuses an unknown one): checkpoint_dir (ModelArguments,
+# hparams/model_args.py) up to v0.3.3; v0.4.0 renamed it adapter_name_or_path
+_NEWEST_BY_KEY = (("checkpoint_dir", (0, 3, 3)),)
+
+
+def newest_release(job: Job) -> tuple[tuple[int, int, int], str] | None:
+    """(the newest LLaMA-Factory release the job's files allow, what says so), or None when nothing in them dates it:
+    a pinned release, else the oldest bound among the entry / examples paths the files name and the old argument
+    names they set."""
+    import re
+
+    texts = list(job.files.values())
+    pins = sorted({(int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)) for t in texts
+                   for m in re.finditer(_PIN_FULL, t or "")})
+    if len(pins) == 1:
+        return pins[0], f"llamafactory {'.'.join(map(str, pins[0]))} pinned"
+    bounds: list[tuple[tuple[int, int, int], str]] = []
+    for pattern, newest in _NEWEST_BY_PATH:
+        m = next((m for t in texts for m in [re.search(pattern, t or "")] if m), None)
+        if m is not None:
+            bounds.append((newest, f"{m.group(0).rstrip('/')} is in LLaMA-Factory up to v{'.'.join(map(str, newest))}"))
+    for key, newest in _NEWEST_BY_KEY:
+        if key in job.settings:
+            bounds.append((newest, f"{key} is accepted by LLaMA-Factory up to v{'.'.join(map(str, newest))}"))
+    return min(bounds) if bounds else None
+
+
+# GeneratingArguments.max_new_tokens (hparams/generating_args.py): 512 through v0.6.3, 1024 since commit 83404c4f
+# (2024-04-24, "support new special token #3420"), first released in v0.7.0
+MAX_NEW_1024_SINCE = (0, 7, 0)
+OLD_MAX_NEW_TOKENS = 512
+
+
+def max_new_tokens_default(job: Job) -> int | None:
+    """LLaMA-Factory's max_new_tokens default at the release the files show (newest_release): 512 before v0.7.0; None
+    when the files do not date it before then (the current 1024, core/memory/generation.py)."""
+    rel = newest_release(job) if job.runner == "llamafactory" else None
+    return OLD_MAX_NEW_TOKENS if rel is not None and rel[0] < MAX_NEW_1024_SINCE else None
+
+
+def release_defaults(job: Job) -> dict:
+    """The DEFAULTS that differ at the release the files show (newest_release): cutoff_len 1024 before v0.9.1."""
+    if job.runner != "llamafactory":
+        return {}
+    rel = newest_release(job)
+    if rel is None or rel[0] >= CUTOFF_2048_SINCE:
+        return {}
+    return {"cutoff_len": Default(OLD_CUTOFF.value, f"{OLD_CUTOFF.source}; {rel[1]}")}
 
 
 # LLaMA-Factory's Megatron back ends (hiyouga/LlamaFactory src/llamafactory/hparams/parser.py get_train_args):
