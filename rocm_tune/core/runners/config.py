@@ -467,6 +467,36 @@ def _logits_16bit(job: Job, values: dict, family: str) -> dict:
     return {"logits_16bit_loss": (forward, backward)}
 
 
+# runners whose SFT hands the model its labels, so that transformers' own loss runs (LLaMA-Factory, TRL / Trainer
+# programs, Axolotl, ms-swift)
+_TRANSFORMERS_LOSS_RUNNERS = ("hf", "llamafactory", "axolotl", "ms-swift")
+
+
+def _transformers_loss(job: Job, values: dict, family: str) -> dict:
+    """transformers' causal-LM loss of a pinned release before 4.48 (profiles/model_losses.py
+    PRE_450_LOSS_BYTES_16BIT): its fp32 shifted copy of the logits, 12 or 14 bytes per logit at the loss instead of
+    the 10 of the 4.50 loss the estimate counts. Only where the files pin the release (`transformers==4.44.2`), the
+    model computes its loss from labels (supervised fine-tuning / pre-training, no fused or chunked loss, no other
+    head, not Unsloth's patched forward) in a 16-bit compute dtype, and the family's forward is listed there."""
+    from rocm_tune.core.runners.preference_logits import pinned_release
+    from rocm_tune.profiles.model_losses import PRE_450_LOSS_BYTES_16BIT, PRE_450_LOSS_FAMILIES
+
+    if job.runner not in _TRANSFORMERS_LOSS_RUNNERS or family not in PRE_450_LOSS_FAMILIES:
+        return {}
+    if values.get("stage", "sft") not in ("sft", "pt") or values.get("reference_model") or values.get("fused_ce"):
+        return {}
+    if values.get("precision") not in ("bf16", "fp16", "pure_bf16") or values.get("logits_16bit_loss") \
+            or values.get("head") or str(job.get("__upper_bound__") or "").startswith("unsloth"):
+        return {}
+    release = pinned_release(getattr(job, "files", None) or {}, "transformers")
+    for first, after, forward, backward, source in PRE_450_LOSS_BYTES_16BIT:
+        if release is not None and first <= release < after:
+            job.notes.append(f"transformers {release[0]}.{release[1]} pinned: its causal-LM loss ({source}) holds "
+                             f"{forward} bytes per logit at the loss's peak, not the 10 of transformers 4.50 on")
+            return {"logits_16bit_loss": (forward / 2, backward / 2)}
+    return {}
+
+
 def _torchtune_chunked_ce(job: Job, values: dict) -> dict:
     """torchtune's CEWithChunkedOutputLoss (pytorch/torchtune torchtune/modules/loss/ce_chunked_output_loss.py): the
     model returns its 16-bit logits in n chunks and the loss runs `F.cross_entropy(logits.float(), ...)` one chunk at a
@@ -707,6 +737,7 @@ def build_config(job: Job, model, gpus: int | None, nodes: int | None, defaults:
     if "cutoff_len" in head:      # a retrieval trainer's length is its query and passage lengths, not a guess
         a[:] = [x for x in a if not x.startswith("cutoff_len: not set")]
     values.update(head)
+    values.update(_transformers_loss(job, values, str(getattr(model, "family", "") or "")))
     cfg = TrainConfig(**values)
     spread = as_int(job.get("__devmap_gpus__")) or 0
     if job.runner == "ms-swift" and spread > 1 and job.ds is not None:

@@ -1,0 +1,74 @@
+"""transformers' causal-LM loss of a pinned release before 4.48 (profiles/model_losses.py PRE_450_LOSS_BYTES_16BIT):
+the fp32 shifted copy of the logits its loss makes, counted through the real `check` CLI (helper c-under8b)."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+PROGRAM = '''import torch
+from datasets import load_dataset
+from transformers import AutoModelForCausalLM, AutoTokenizer, TrainingArguments
+from trl import SFTTrainer
+
+model = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-0.5B", torch_dtype=torch.bfloat16)
+tokenizer = AutoTokenizer.from_pretrained("Qwen/Qwen2.5-0.5B")
+dataset = load_dataset("json", data_files="train.jsonl", split="train")
+args = TrainingArguments(output_dir="out", per_device_train_batch_size=4, gradient_checkpointing=True,
+                         {precision}, optim="adamw_torch_fused")
+trainer = SFTTrainer(model=model, args=args, train_dataset=dataset, tokenizer=tokenizer,
+                     dataset_text_field="text", max_seq_length=2048)
+trainer.train()
+'''
+TOKENS = 4 * 2048
+VOCAB = 151936      # Qwen2.5-0.5B's vocab (profiles/models/qwen2.5-0.5b.yaml)
+
+
+def _check(tmp_path: Path, pin: str | None, precision: str = "bf16=True") -> dict:
+    d = tmp_path / (pin or "none").replace("=", "_")
+    d.mkdir(exist_ok=True)
+    (d / "train.py").write_text(PROGRAM.format(precision=precision))
+    files = [str(d / "train.py")]
+    if pin:
+        (d / "requirements.txt").write_text(f"torch\ntrl==0.11.4\n{pin}\n")
+        files.append(str(d / "requirements.txt"))
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out = subprocess.run([sys.executable, "-m", "rocm_tune", "check", *files, "--gpu", "mi300x", "--json"],
+                         capture_output=True, text=True, env=env, cwd=ROOT, check=False)
+    assert out.returncode in (0, 1), out.stderr
+    return json.loads(out.stdout)
+
+
+def _step(d: dict) -> int:
+    return int(d["memory"]["step"]["peak_allocated_bytes"])
+
+
+def test_loss_copies_by_pinned_transformers_release(tmp_path):
+    base = _check(tmp_path, None)
+    v447 = _check(tmp_path, "transformers==4.47.1")
+    v444 = _check(tmp_path, "transformers==4.44.2")
+    v451 = _check(tmp_path, "transformers==4.51.3")
+    logits = TOKENS * VOCAB
+    # without a pin the step's loss peak is its backward's (12 B per logit: the saved fp32 log-softmax, its gradient
+    # and the input's gradient) above the forward's 10 B. 4.46-4.47 ForCausalLMLoss: 16-bit logits + fp32 upcast +
+    # fp32 shifted copy + log-softmax = 14 B at the forward's end: 2 B per logit over that
+    assert abs(_step(v447) - _step(base) - 2 * logits) < 2**20
+    # 4.36-4.45 LlamaForCausalLM-style forward: fp32 logits + fp32 shifted copy + log-softmax = 12 B, as high as the
+    # backward's: the peak does not move
+    assert _step(v444) == _step(base)
+    # 4.50 on: the labels are padded, no copy: the count the estimate made already
+    assert _step(v451) == _step(base)
+    assert any("transformers 4.47 pinned" in n for n in v447["notes"])
+    assert not any("pinned: its causal-LM loss" in n for n in v451["notes"])
+
+
+def test_fp32_compute_holds_no_extra_copy(tmp_path):
+    # in fp32 `.float()` returns the tensor itself: the fp32 count (12 B) already holds the shifted copy
+    base = _check(tmp_path, None, precision="bf16=False")
+    pinned = _check(tmp_path, "transformers==4.47.1", precision="bf16=False")
+    assert base["understood"]["precision"] == "fp32"
+    assert _step(pinned) == _step(base)
