@@ -72,3 +72,47 @@ def test_fp32_compute_holds_no_extra_copy(tmp_path):
     pinned = _check(tmp_path, "transformers==4.47.1", precision="bf16=False")
     assert base["understood"]["precision"] == "fp32"
     assert _step(pinned) == _step(base)
+
+
+DPO_PROGRAM = '''import torch
+from datasets import load_dataset
+from transformers import AutoModelForCausalLM, AutoTokenizer
+from trl import DPOConfig, DPOTrainer
+
+model = AutoModelForCausalLM.from_pretrained("HuggingFaceTB/SmolLM2-135M-Instruct", torch_dtype=torch.float32)
+tokenizer = AutoTokenizer.from_pretrained("HuggingFaceTB/SmolLM2-135M-Instruct")
+dataset = load_dataset("my-org/my-preference-pairs", split="train")
+args = DPOConfig(output_dir="out", per_device_train_batch_size=4, gradient_checkpointing=True, bf16=True)
+trainer = DPOTrainer(model=model, args=args, train_dataset=dataset, processing_class=tokenizer)
+trainer.train()
+'''
+
+
+def _dpo(tmp_path: Path, trl: str | None, gpu: str = "t4") -> dict:
+    d = tmp_path / f"dpo-{trl or 'none'}"
+    d.mkdir(exist_ok=True)
+    (d / "train.py").write_text(DPO_PROGRAM)
+    files = [str(d / "train.py")]
+    if trl:
+        (d / "requirements.txt").write_text(f"trl=={trl}\ndatasets\n")
+        files.append(str(d / "requirements.txt"))
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out = subprocess.run([sys.executable, "-m", "rocm_tune", "check", *files, "--gpu", gpu, "--json"],
+                         capture_output=True, text=True, env=env, cwd=ROOT, check=False)
+    assert out.returncode in (0, 1), out.stderr
+    return json.loads(out.stdout)
+
+
+def test_trl_dpo_length_by_pinned_release(tmp_path):
+    # v0.9-v0.11: DPOTrainer falls back to 512; v0.14 on: DPOConfig's 1024; unpinned: the 1024 guess as before
+    assert _dpo(tmp_path, "0.11.4")["understood"]["cutoff_len"] == 512
+    assert _dpo(tmp_path, "0.15.2")["understood"]["cutoff_len"] == 1024
+    assert _dpo(tmp_path, None)["understood"]["cutoff_len"] == 1024
+    # v0.12-v0.13: max_length None, nothing truncates: the model's context is counted, and where that is over the
+    # card the data's longest pair decides (the answer names the length that still fits and the setting that caps it)
+    d = _dpo(tmp_path, "0.13.0")
+    assert d["understood"]["cutoff_len"] == 8192          # SmolLM2's max_position_embeddings
+    assert d["verdict"] == "unknown"
+    assert "DPOConfig max_length" in d["reason"] and "longest sample decides" in d["reason"]
+    fit = int(d["reason"].split("stays within ")[1].split()[0])
+    assert 1024 < fit < 8192

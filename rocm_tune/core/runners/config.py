@@ -250,12 +250,36 @@ def full_modules(raw) -> tuple[str, ...]:
 UNTRUNCATED_RUNNERS = ("torchtune",)
 UNTRUNCATED = "__untruncated__"
 # the setting that caps the length, by runner (said in the answer)
-UNTRUNCATED_CAPS = {"torchtune": "tokenizer.max_seq_len"}
+UNTRUNCATED_CAPS = {"torchtune": "tokenizer.max_seq_len", "hf": "DPOConfig max_length"}
 
 
 def _untruncated(job: Job) -> None:
     """Mark the sequence length as assumed where nothing truncates: the data's longest sample decides (check)."""
     job.settings[UNTRUNCATED] = Setting(UNTRUNCATED, True, None, None, "cutoff_len", "default")
+
+
+def _trl_dpo_length(job: Job, model, a: list[str]) -> int | None:
+    """A TRL DPO program that sets no max_length, where its files pin the TRL release: that release's length
+    (profiles/preference_logits.py TRL_DPO_MAX_LENGTH); v0.12-v0.13 truncate nothing - the model's context is counted
+    and the data's longest pair decides (check says the length that fits). None: not such a job, or no pin."""
+    from rocm_tune.core.runners.preference_logits import pinned_release
+    from rocm_tune.profiles.preference_logits import TRL_DPO_MAX_LENGTH
+
+    if job.runner != "hf" or str(job.get("stage", "") or "").lower() != "dpo":
+        return None
+    release = pinned_release(getattr(job, "files", None) or {})
+    for first, after, length, source in TRL_DPO_MAX_LENGTH:
+        if release is None or not (first <= release and (after is None or release < after)):
+            continue
+        if length is not None:
+            a.append(f"sequence length: not set, TRL {release[0]}.{release[1]} pinned: {length} tokens ({source})")
+            return length
+        cut = int(model.config.get("max_position_embeddings") or 32768) if model is not None else 32768
+        a.append(f"sequence length: not set, TRL {release[0]}.{release[1]} pinned truncates no pair ({source}): "
+                 f"the model's context, {cut} tokens, counted")
+        _untruncated(job)
+        return cut
+    return None
 
 
 def _sequence_and_batch(job: Job, model, a: list[str], defaults: dict) -> dict:
@@ -275,6 +299,8 @@ def _sequence_and_batch(job: Job, model, a: list[str], defaults: dict) -> dict:
                f"program's tokenizer truncates every sample at max_length {cut} (truncation=True)")
         a.append(f"sequence length: not set; {os.path.basename(tok.file or '')} line {tok.line}: the {how}, so "
                  f"{cut} tokens at most")
+    if cut is None:
+        cut = _trl_dpo_length(job, model, a)
     if cut is None:
         dv, src = _default(defaults, "cutoff_len", 1024)
         bound = as_int(g("dataset_max_tokens"))
