@@ -116,3 +116,46 @@ def test_trl_dpo_length_by_pinned_release(tmp_path):
     assert "DPOConfig max_length" in d["reason"] and "longest sample decides" in d["reason"]
     fit = int(d["reason"].split("stays within ")[1].split()[0])
     assert 1024 < fit < 8192
+
+
+LLAMA_PROGRAM = '''import torch
+from datasets import load_dataset
+from transformers import AutoModelForCausalLM, BitsAndBytesConfig, TrainingArguments
+from peft import LoraConfig
+from trl import SFTTrainer
+
+bnb = BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4", bnb_4bit_compute_dtype=torch.bfloat16)
+model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-2-7b-hf", quantization_config=bnb)
+args = TrainingArguments(output_dir="out", per_device_train_batch_size=4, bf16=True, optim="paged_adamw_32bit")
+trainer = SFTTrainer(model=model, args=args, train_dataset=load_dataset("imdb", split="train"),
+                     peft_config=LoraConfig(r=8, target_modules=["q_proj", "v_proj"], task_type="CAUSAL_LM"),
+                     dataset_text_field="text", max_seq_length=1024)
+trainer.train()
+'''
+
+
+def _llama(tmp_path: Path, pin: str | None) -> dict:
+    d = tmp_path / f"llama-{pin or 'none'}"
+    d.mkdir(exist_ok=True)
+    (d / "train.py").write_text(LLAMA_PROGRAM)
+    files = [str(d / "train.py")]
+    if pin:
+        (d / "requirements.txt").write_text(f"transformers=={pin}\npeft\n")
+        files.append(str(d / "requirements.txt"))
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out = subprocess.run([sys.executable, "-m", "rocm_tune", "check", *files, "--gpu", "a100-40gb", "--json"],
+                         capture_output=True, text=True, env=env, cwd=ROOT, check=False)
+    assert out.returncode in (0, 1), out.stderr
+    return json.loads(out.stdout)
+
+
+def test_llama_before_transformers_436_runs_eager_attention(tmp_path):
+    old, new, unpinned = _llama(tmp_path, "4.33.2"), _llama(tmp_path, "4.36.2"), _llama(tmp_path, None)
+    assert old["understood"]["attn"] == "eager"
+    assert new["understood"]["attn"] == unpinned["understood"]["attn"] == "sdpa"
+    # no GC, 4 rows x 1024 tokens x 32 heads: each of the 32 layers keeps its [4, 32, 1024, 1024] scores' fp32
+    # softmax and 16-bit copy (6 B per score: 0.75 GiB a layer) - over 20 GiB more than SDPA
+    extra = old["memory"]["step"]["peak_allocated_bytes"] - new["memory"]["step"]["peak_allocated_bytes"]
+    scores = 32 * 4 * 32 * 1024 * 1024
+    assert 5 * scores < extra < 8 * scores
+    assert any("transformers 4.33 pinned" in n for n in old["notes"])

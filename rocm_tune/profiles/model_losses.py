@@ -57,3 +57,14 @@ PRE_450_LOSS_BYTES_16BIT: tuple[tuple[tuple[int, int], tuple[int, int], int, int
                                "logits[..., :-1, :].contiguous() beside the 16-bit logits the forward returns"),
 )
 PRE_450_LOSS_FAMILIES: tuple[str, ...] = ("llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "gemma")
+
+# transformers before v4.36 has no SDPA path for these families: LlamaAttention / MistralAttention compute
+# `attn_weights = torch.matmul(query_states, key_states.transpose(2, 3)) / math.sqrt(self.head_dim)`, add the mask,
+# `nn.functional.softmax(attn_weights, dim=-1, dtype=torch.float32).to(query_states.dtype)` and keep them for the
+# backward (modeling_llama.py v4.33-v4.35); `attn_implementation` and LlamaSdpaAttention came in v4.36 (the default
+# "sdpa" from then on). Without a FlashAttention-2 request (v4.34-v4.35 `use_flash_attention_2=True`) a pinned
+# release before 4.36 runs eager attention: (first release after, families, the source)
+PRE_SDPA_ATTENTION: tuple[tuple[int, int], tuple[str, ...], str] = (
+    (4, 36), ("llama", "mistral"),
+    "modeling_llama.py / modeling_mistral.py before v4.36: eager attention only (LlamaSdpaAttention and "
+    "attn_implementation='sdpa' came in v4.36)")

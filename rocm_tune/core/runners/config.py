@@ -611,6 +611,24 @@ def _fused_ce(job: Job) -> bool:
     return bool(as_bool(flce)) if flce is not None else job.runner != "axolotl"
 
 
+def _pre_sdpa(job: Job, attn: str, family: str) -> str:
+    """A pinned transformers release before SDPA came to the family's attention (profiles/model_losses.py
+    PRE_SDPA_ATTENTION): eager where the files ask for no attention implementation."""
+    from rocm_tune.core.runners.preference_logits import pinned_release
+    from rocm_tune.profiles.model_losses import PRE_SDPA_ATTENTION
+
+    after, families, source = PRE_SDPA_ATTENTION
+    if attn != "sdpa" or job.runner not in _TRANSFORMERS_LOSS_RUNNERS or family not in families \
+            or str(job.get("flash_attn", "auto") or "auto").lower() not in ("auto", "sdpa"):
+        return attn
+    release = pinned_release(getattr(job, "files", None) or {}, "transformers")
+    if release is None or release >= after:
+        return attn
+    job.notes.append(f"transformers {release[0]}.{release[1]} pinned: {source}: the scores and their fp32 softmax "
+                     f"of every layer are kept, counted as eager")
+    return "eager"
+
+
 def _attn(job: Job) -> str:
     """The attention the runner runs: LLaMA-Factory's flash_attn in the spelling of its release (a boolean in v0.6,
     `off` in v0.7-v0.8: runners/llamafactory.attn), else the common names."""
@@ -734,7 +752,7 @@ def build_config(job: Job, model, gpus: int | None, nodes: int | None, defaults:
     values = _method(job, model, f, a, defaults)
     values["precision"] = _precision(job, f, a, defaults)
     values.update(_sequence_and_batch(job, model, a, defaults))
-    values["attn"] = _attn(job)
+    values["attn"] = _pre_sdpa(job, _attn(job), str(getattr(model, "family", "") or ""))
     if values["attn"] == "fa2" and values["precision"] == "fp32":
         values["attn"] = "sdpa"
     if job.runner == "llamafactory":
