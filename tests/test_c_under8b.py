@@ -159,3 +159,17 @@ def test_llama_before_transformers_436_runs_eager_attention(tmp_path):
     scores = 32 * 4 * 32 * 1024 * 1024
     assert 5 * scores < extra < 8 * scores
     assert any("transformers 4.33 pinned" in n for n in old["notes"])
+
+
+def test_dpo_trainer_max_length_keyword_is_read(tmp_path):
+    # TRL before v0.12 takes max_length in DPOTrainer(...) itself: that length, not the release's fallback
+    d = tmp_path / "dpo-kw"
+    d.mkdir()
+    (d / "train.py").write_text(DPO_PROGRAM.replace("processing_class=tokenizer)",
+                                                    "tokenizer=tokenizer, max_length=2048, max_prompt_length=256)"))
+    (d / "requirements.txt").write_text("trl==0.11.4\n")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out = subprocess.run([sys.executable, "-m", "rocm_tune", "check", str(d / "train.py"), str(d / "requirements.txt"),
+                          "--gpu", "t4", "--json"], capture_output=True, text=True, env=env, cwd=ROOT, check=False)
+    assert out.returncode in (0, 1), out.stderr
+    assert json.loads(out.stdout)["understood"]["cutoff_len"] == 2048
