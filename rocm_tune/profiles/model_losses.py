@@ -31,3 +31,40 @@ OWN_LOSS_BYTES_16BIT: dict[str, tuple[int, int, str]] = {
 }
 # what core/memory/estimate.py counts for transformers' own loss: 16-bit logits + fp32 upcast + fp32 log-softmax
 TRANSFORMERS_LOSS_BYTES_16BIT = 10
+
+# transformers' own causal-LM loss before the 4.50 one (labels padded, the logits not copied), by the release a user's
+# files pin (`transformers==4.44.2`), under a 16-bit compute dtype, where the trainer hands the model its labels:
+#
+# * 4.36-4.45, LlamaForCausalLM.forward and the forwards "Copied from" it (MistralForCausalLM, MixtralForCausalLM,
+#   Qwen2ForCausalLM, Qwen2MoeForCausalLM, GemmaForCausalLM; modeling_llama.py v4.44.2):
+#       logits = self.lm_head(hidden_states); logits = logits.float()        # the 16-bit output is freed
+#       shift_logits = logits[..., :-1, :].contiguous()                      # a second fp32 copy, alive to the return
+#       loss = CrossEntropyLoss()(shift_logits.view(-1, vocab), ...)         # fp32 log-softmax, saved for backward
+#   4 + 4 + 4 = 12 bytes per logit at the loss, not 10;
+# * 4.46-4.47, the same models' forward returns the 16-bit logits and calls self.loss_function = ForCausalLMLoss
+#   (loss/loss_utils.py v4.47.0): `logits = logits.float()`, `shift_logits = logits[..., :-1, :].contiguous()`, then
+#   fixed_cross_entropy: 2 + 4 + 4 + 4 = 14 bytes per logit.
+# The loss backward holds 12 bytes per logit either way (the saved log-softmax, its gradient, the input's gradient;
+# the slice's zero-filled fp32 gradient comes after the log-softmax's is freed). In fp32 compute `.float()` returns
+# the tensor itself: 12 bytes, as counted for fp32 already. 4.48-4.49 are left at the 4.50 count (the release that
+# dropped the copy is not pinned down here). Families not listed keep transformers' count (GPT-2's and OPT's
+# forwards take the loss on the 16-bit logits, no upcast).
+# (first release, first release after, bytes per logit at the loss's forward peak, at its backward's, the source)
+PRE_450_LOSS_BYTES_16BIT: tuple[tuple[tuple[int, int], tuple[int, int], int, int, str], ...] = (
+    ((4, 36), (4, 46), 12, 12, "modeling_llama.py LlamaForCausalLM.forward (v4.36-v4.45): logits.float() then "
+                               "shift_logits = logits[..., :-1, :].contiguous(), an fp32 copy beside the log-softmax"),
+    ((4, 46), (4, 48), 14, 12, "loss/loss_utils.py ForCausalLMLoss (v4.46-v4.47): logits.float() and "
+                               "logits[..., :-1, :].contiguous() beside the 16-bit logits the forward returns"),
+)
+PRE_450_LOSS_FAMILIES: tuple[str, ...] = ("llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "gemma")
+
+# transformers before v4.36 has no SDPA path for these families: LlamaAttention / MistralAttention compute
+# `attn_weights = torch.matmul(query_states, key_states.transpose(2, 3)) / math.sqrt(self.head_dim)`, add the mask,
+# `nn.functional.softmax(attn_weights, dim=-1, dtype=torch.float32).to(query_states.dtype)` and keep them for the
+# backward (modeling_llama.py v4.33-v4.35); `attn_implementation` and LlamaSdpaAttention came in v4.36 (the default
+# "sdpa" from then on). Without a FlashAttention-2 request (v4.34-v4.35 `use_flash_attention_2=True`) a pinned
+# release before 4.36 runs eager attention: (first release after, families, the source)
+PRE_SDPA_ATTENTION: tuple[tuple[int, int], tuple[str, ...], str] = (
+    (4, 36), ("llama", "mistral"),
+    "modeling_llama.py / modeling_mistral.py before v4.36: eager attention only (LlamaSdpaAttention and "
+    "attn_implementation='sdpa' came in v4.36)")

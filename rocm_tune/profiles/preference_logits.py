@@ -71,3 +71,18 @@ LF_KTO_REFERENCE_PASS: tuple[int, int, str] = (
     8, 12, "LLaMA-Factory train/kto/trainer.py get_batch_loss_metrics: concatenated_forward(model) (target rows, then "
            "the no-grad KL rows) then compute_reference_log_probs, the policy's fp32 logits copies and log-softmax "
            "alive")
+
+# TRL's DPO length when the DPOConfig / DPOTrainer call sets no max_length, by the TRL release the files pin
+# (huggingface/trl trl/trainer/dpo_config.py and dpo_trainer.py at each tag):
+# * v0.9-v0.11: DPOConfig.max_length = None and DPOTrainer.__init__ falls back: "`max_length` is not set in the
+#   DPOConfig's init it will default to `512` by default" (args.max_length = 512; max_prompt_length 128);
+# * v0.12-v0.13: DPOConfig.max_length = None with no fallback (the trainer keeps self.max_length = args.max_length;
+#   concatenated_forward truncates only `if self.args.max_length is not None`): no sample is truncated, each batch
+#   is as long as its longest chosen / rejected pair;
+# * v0.14 on: DPOConfig max_length = 1024 (max_prompt_length 512).
+# (first release, first release after, the length (None: not truncated), the source)
+TRL_DPO_MAX_LENGTH: tuple[tuple[tuple[int, int], tuple[int, int] | None, int | None, str], ...] = (
+    ((0, 9), (0, 12), 512, "TRL v0.9-v0.11 DPOTrainer.__init__: max_length not set -> 512"),
+    ((0, 12), (0, 14), None, "TRL v0.12-v0.13 DPOConfig.max_length = None, no fallback: nothing truncates"),
+    ((0, 14), None, 1024, "TRL v0.14+ DPOConfig.max_length = 1024"),
+)

@@ -121,7 +121,9 @@ class TrainConfig:
     mask_4d: bool = False
     # the loss takes the log-softmax of the 16-bit logits and never makes an fp32 copy: (copies of the logits in the
     # compute dtype at the forward's peak, at the loss backward's) - TRL's DPOTrainer under DeepSpeed (accelerate runs
-    # no autocast there: core/runners/preference_logits.py, profiles/preference_logits.py); None = the fp32 loss
+    # no autocast there: core/runners/preference_logits.py, profiles/preference_logits.py); also, as bytes per logit
+    # / 2, torchtune's chunked loss and a pinned transformers 4.36-4.47 loss with its fp32 shifted copy
+    # (runners/config.py _torchtune_chunked_ce, _transformers_loss); None = the fp32 loss transformers 4.50 on makes
     logits_16bit_loss: tuple[float, float] | None = None
     # a no-grad reference forward runs after the policy's, while the policy's fp32 logits and their log-softmax are
     # alive: (bytes per logit the policy holds then, bytes per logit of the reference pass at its peak) -

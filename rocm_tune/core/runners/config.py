@@ -250,12 +250,36 @@ def full_modules(raw) -> tuple[str, ...]:
 UNTRUNCATED_RUNNERS = ("torchtune",)
 UNTRUNCATED = "__untruncated__"
 # the setting that caps the length, by runner (said in the answer)
-UNTRUNCATED_CAPS = {"torchtune": "tokenizer.max_seq_len"}
+UNTRUNCATED_CAPS = {"torchtune": "tokenizer.max_seq_len", "hf": "DPOConfig max_length"}
 
 
 def _untruncated(job: Job) -> None:
     """Mark the sequence length as assumed where nothing truncates: the data's longest sample decides (check)."""
     job.settings[UNTRUNCATED] = Setting(UNTRUNCATED, True, None, None, "cutoff_len", "default")
+
+
+def _trl_dpo_length(job: Job, model, a: list[str]) -> int | None:
+    """A TRL DPO program that sets no max_length, where its files pin the TRL release: that release's length
+    (profiles/preference_logits.py TRL_DPO_MAX_LENGTH); v0.12-v0.13 truncate nothing - the model's context is counted
+    and the data's longest pair decides (check says the length that fits). None: not such a job, or no pin."""
+    from rocm_tune.core.runners.preference_logits import pinned_release
+    from rocm_tune.profiles.preference_logits import TRL_DPO_MAX_LENGTH
+
+    if job.runner != "hf" or str(job.get("stage", "") or "").lower() != "dpo":
+        return None
+    release = pinned_release(getattr(job, "files", None) or {})
+    for first, after, length, source in TRL_DPO_MAX_LENGTH:
+        if release is None or not (first <= release and (after is None or release < after)):
+            continue
+        if length is not None:
+            a.append(f"sequence length: not set, TRL {release[0]}.{release[1]} pinned: {length} tokens ({source})")
+            return length
+        cut = int(model.config.get("max_position_embeddings") or 32768) if model is not None else 32768
+        a.append(f"sequence length: not set, TRL {release[0]}.{release[1]} pinned truncates no pair ({source}): "
+                 f"the model's context, {cut} tokens, counted")
+        _untruncated(job)
+        return cut
+    return None
 
 
 def _sequence_and_batch(job: Job, model, a: list[str], defaults: dict) -> dict:
@@ -275,6 +299,8 @@ def _sequence_and_batch(job: Job, model, a: list[str], defaults: dict) -> dict:
                f"program's tokenizer truncates every sample at max_length {cut} (truncation=True)")
         a.append(f"sequence length: not set; {os.path.basename(tok.file or '')} line {tok.line}: the {how}, so "
                  f"{cut} tokens at most")
+    if cut is None:
+        cut = _trl_dpo_length(job, model, a)
     if cut is None:
         dv, src = _default(defaults, "cutoff_len", 1024)
         bound = as_int(g("dataset_max_tokens"))
@@ -470,6 +496,36 @@ def _logits_16bit(job: Job, values: dict, family: str) -> dict:
     return {"logits_16bit_loss": (forward, backward)}
 
 
+# runners whose SFT hands the model its labels, so that transformers' own loss runs (LLaMA-Factory, TRL / Trainer
+# programs, Axolotl, ms-swift)
+_TRANSFORMERS_LOSS_RUNNERS = ("hf", "llamafactory", "axolotl", "ms-swift")
+
+
+def _transformers_loss(job: Job, values: dict, family: str) -> dict:
+    """transformers' causal-LM loss of a pinned release before 4.48 (profiles/model_losses.py
+    PRE_450_LOSS_BYTES_16BIT): its fp32 shifted copy of the logits, 12 or 14 bytes per logit at the loss instead of
+    the 10 of the 4.50 loss the estimate counts. Only where the files pin the release (`transformers==4.44.2`), the
+    model computes its loss from labels (supervised fine-tuning / pre-training, no fused or chunked loss, no other
+    head, not Unsloth's patched forward) in a 16-bit compute dtype, and the family's forward is listed there."""
+    from rocm_tune.core.runners.preference_logits import pinned_release
+    from rocm_tune.profiles.model_losses import PRE_450_LOSS_BYTES_16BIT, PRE_450_LOSS_FAMILIES
+
+    if job.runner not in _TRANSFORMERS_LOSS_RUNNERS or family not in PRE_450_LOSS_FAMILIES:
+        return {}
+    if values.get("stage", "sft") not in ("sft", "pt") or values.get("reference_model") or values.get("fused_ce"):
+        return {}
+    if values.get("precision") not in ("bf16", "fp16", "pure_bf16") or values.get("logits_16bit_loss") \
+            or values.get("head") or str(job.get("__upper_bound__") or "").startswith("unsloth"):
+        return {}
+    release = pinned_release(getattr(job, "files", None) or {}, "transformers")
+    for first, after, forward, backward, source in PRE_450_LOSS_BYTES_16BIT:
+        if release is not None and first <= release < after:
+            job.notes.append(f"transformers {release[0]}.{release[1]} pinned: its causal-LM loss ({source}) holds "
+                             f"{forward} bytes per logit at the loss's peak, not the 10 of transformers 4.50 on")
+            return {"logits_16bit_loss": (forward / 2, backward / 2)}
+    return {}
+
+
 def _torchtune_chunked_ce(job: Job, values: dict) -> dict:
     """torchtune's CEWithChunkedOutputLoss (pytorch/torchtune torchtune/modules/loss/ce_chunked_output_loss.py): the
     model returns its 16-bit logits in n chunks and the loss runs `F.cross_entropy(logits.float(), ...)` one chunk at a
@@ -556,6 +612,24 @@ def _fused_ce(job: Job) -> bool:
         return False
     flce = job.get("liger_fused_linear_cross_entropy")     # said by axolotl's flag / the OpenRLHF reader
     return bool(as_bool(flce)) if flce is not None else job.runner != "axolotl"
+
+
+def _pre_sdpa(job: Job, attn: str, family: str) -> str:
+    """A pinned transformers release before SDPA came to the family's attention (profiles/model_losses.py
+    PRE_SDPA_ATTENTION): eager where the files ask for no attention implementation."""
+    from rocm_tune.core.runners.preference_logits import pinned_release
+    from rocm_tune.profiles.model_losses import PRE_SDPA_ATTENTION
+
+    after, families, source = PRE_SDPA_ATTENTION
+    if attn != "sdpa" or job.runner not in _TRANSFORMERS_LOSS_RUNNERS or family not in families \
+            or str(job.get("flash_attn", "auto") or "auto").lower() not in ("auto", "sdpa"):
+        return attn
+    release = pinned_release(getattr(job, "files", None) or {}, "transformers")
+    if release is None or release >= after:
+        return attn
+    job.notes.append(f"transformers {release[0]}.{release[1]} pinned: {source}: the scores and their fp32 softmax "
+                     f"of every layer are kept, counted as eager")
+    return "eager"
 
 
 def _attn(job: Job) -> str:
@@ -681,7 +755,7 @@ def build_config(job: Job, model, gpus: int | None, nodes: int | None, defaults:
     values = _method(job, model, f, a, defaults)
     values["precision"] = _precision(job, f, a, defaults)
     values.update(_sequence_and_batch(job, model, a, defaults))
-    values["attn"] = _attn(job)
+    values["attn"] = _pre_sdpa(job, _attn(job), str(getattr(model, "family", "") or ""))
     if values["attn"] == "fa2" and values["precision"] == "fp32":
         values["attn"] = "sdpa"
     if job.runner == "llamafactory":
@@ -710,6 +784,7 @@ def build_config(job: Job, model, gpus: int | None, nodes: int | None, defaults:
     if "cutoff_len" in head:      # a retrieval trainer's length is its query and passage lengths, not a guess
         a[:] = [x for x in a if not x.startswith("cutoff_len: not set")]
     values.update(head)
+    values.update(_transformers_loss(job, values, str(getattr(model, "family", "") or "")))
     cfg = TrainConfig(**values)
     spread = as_int(job.get("__devmap_gpus__")) or 0
     if job.runner == "ms-swift" and spread > 1 and job.ds is not None:

@@ -1041,6 +1041,10 @@ def _trainer_call(name: str, c, kws: dict, put, out: dict, notes: list[str]) -> 
     if name in ("SFTTrainer", "Trainer") and "max_seq_length" in kws and kws["max_seq_length"][0] is not None:
         put("cutoff_len", kws["max_seq_length"][0], "max_seq_length", kws["max_seq_length"][1])
         notes.append("SFTTrainer max_seq_length read as the sequence length (cutoff_len)")
+    if name == "DPOTrainer" and kws.get("max_length", (None, 0))[0] is not None and "cutoff_len" not in out:
+        # TRL before v0.12 takes max_length in DPOTrainer itself (trl/trainer/dpo_trainer.py v0.11: `if max_length
+        # is not None: ... args.max_length = max_length`)
+        put("cutoff_len", kws["max_length"][0], "max_length", kws["max_length"][1])
     if name == "SFTTrainer" and kws.get("packing", (None, 0))[0] is True:
         # TRL < 0.12 takes packing in SFTTrainer itself (trl/trainer/sft_trainer.py: packing=False): every sequence
         # is max_seq_length tokens of concatenated samples (ConstantLengthDataset)
