@@ -136,7 +136,8 @@ def _world(data: dict, put, notes: list[str]) -> int:
     dev = data.get("device", [0])
     n = len(dev) if isinstance(dev, list) else 0 if str(dev).lower() == "cpu" else 1
     if n > 1 and as_bool(data.get("fsdp_train")):
-        h = data.get("fsdp_hyperparameters") if isinstance(data.get("fsdp_hyperparameters"), dict) else {}
+        raw = data.get("fsdp_hyperparameters")
+        h: dict = raw if isinstance(raw, dict) else {}
         offload = bool(as_bool(h.get("cpu_offload")))
         put("fsdp", "full_shard auto_wrap" + (" offload" if offload else ""), "fsdp_train")
         if as_bool(h.get("amp_training")):
