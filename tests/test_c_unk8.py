@@ -123,3 +123,35 @@ def test_devices_and_fsdp_offload(tmp_path, capsys):
 def test_a_family_the_trainer_lacks_is_a_one_line_error(tmp_path, capsys):
     rc, err = _check(tmp_path, capsys, {"config/x.yaml": _config(model="mistral")}, "--gpu", "mi300x")
     assert rc == 2 and isinstance(err, str) and "mistral" in err and len(err.strip().splitlines()) == 1
+
+
+# a program's own YAML that no reader maps (a custom GRPO script's config), its model loaded from a LoRA checkpoint
+# path; only the nested wandb run_name names the model
+OWN_CONFIG = """model:
+  sft_model_local: "./outputs/sft_lora"
+  max_seq_length: 2048
+training:
+  per_device_train_batch_size: 1
+wandb:
+  project: "ops"
+  run_name: "{run}"
+"""
+PROGRAM = """import yaml
+from transformers import AutoModelForCausalLM, Trainer, TrainingArguments
+cfg = yaml.safe_load(open("configs/train.yaml"))
+model = AutoModelForCausalLM.from_pretrained(cfg["model"]["sft_model_local"])
+args = TrainingArguments(output_dir="out", per_device_train_batch_size=1, bf16=True)
+Trainer(model=model, args=args).train()
+"""
+
+
+def test_a_nested_run_name_in_a_config_names_the_model(tmp_path, capsys):
+    files = {"configs/train.yaml": OWN_CONFIG.format(run="sft-qwen2.5-7b-mi300x"), "train.py": PROGRAM}
+    _rc, out = _check(tmp_path, capsys, files, "--gpu", "mi300x")
+    assert isinstance(out, dict)
+    said = [a for a in out["assumptions"] if "run_name: sft-qwen2.5-7b-mi300x (train.yaml:8)" in a]
+    assert said and out["model"]["name"] == "qwen2.5-7b"
+    # a run name that names no size leaves the model unknown: --model is asked
+    _rc, none = _check(tmp_path / "n", capsys, {**files, "configs/train.yaml": OWN_CONFIG.format(run="sft-run-1")},
+                       "--gpu", "mi300x")
+    assert isinstance(none, dict) and none["verdict"] == "unknown" and none["model"] is None
