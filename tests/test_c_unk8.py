@@ -155,3 +155,15 @@ def test_a_nested_run_name_in_a_config_names_the_model(tmp_path, capsys):
     _rc, none = _check(tmp_path / "n", capsys, {**files, "configs/train.yaml": OWN_CONFIG.format(run="sft-run-1")},
                        "--gpu", "mi300x")
     assert isinstance(none, dict) and none["verdict"] == "unknown" and none["model"] is None
+
+
+def test_the_launch_command_beside_the_config_keeps_its_reading(tmp_path, capsys):
+    cfg = _config(bit=16, device="[0, 1]", length=4096, batch=2)
+    files = {"config/full.yaml": cfg,
+             "run.sh": "#!/bin/bash\npython3 src/run/train.py --config config/full.yaml --mode train\n"}
+    _rc, out = _check(tmp_path, capsys, files, "--gpu", "mi300x")
+    _rc, alone = _check(tmp_path / "alone", capsys, {"config/full.yaml": cfg}, "--gpu", "mi300x")
+    assert isinstance(out, dict) and isinstance(alone, dict)
+    assert out["world_size"] == alone["world_size"] == 2
+    assert (out["understood"]["cutoff_len"], out["understood"]["micro_batch"]) == (4096, 2)
+    assert out["memory"]["step"]["peak_allocated_bytes"] == alone["memory"]["step"]["peak_allocated_bytes"]
