@@ -2,8 +2,9 @@
 its source at aefdc4a (2025-09-11, version 1.6.4).
 
 - src/utils/training_utils.py choose_proper_model: `model:` names a family and `model_size:` a size; the checkpoint
-  is the family's listed one nearest in size (phi3: the medium one from 10B up). A `model:` that is a Hugging Face
-  id (owner/name) is read as that checkpoint.
+  is the family's listed one nearest in size (phi3: the medium one from 10B up). src/trainer/build.py get_model
+  raises NotImplementedError for any other `model:`; a Hugging Face id (owner/name) there is read as the checkpoint
+  meant (said in the answer).
 - the config's keys (config/*.yaml) and the sub-configs they name: `peft_config_path` (config_lora/*.yaml: type lora,
   r, lora_alpha, target_modules) and `quant_config` (config_quant/*.yaml: BitsAndBytesConfig keys).
 """

@@ -3,8 +3,8 @@ with the LoRA and quantization YAMLs it names, read as the trainer's source uses
 at its commit). Pure.
 
 What the source does for memory:
-- the model: choose_proper_model picks the family's checkpoint nearest `model_size` (a Hugging Face id in `model:`
-  is read as that checkpoint);
+- the model: choose_proper_model picks the family's checkpoint nearest `model_size` (a Hugging Face id in `model:`,
+  which get_model itself refuses, is read as the checkpoint meant, and said);
 - `bit`: 4/8 load with a BitsAndBytesConfig and dtype=torch.float32, then prepare_model_for_kbit_training (the
   unquantised weights stay fp32, so the hidden states are fp32); 16 -> bfloat16 weights; 32 -> float32; a dtype name
   (e.g. "bfloat16") -> that dtype;
@@ -48,7 +48,9 @@ def model_id(data: dict, file: str, line: int | None) -> tuple[str, str]:
     """(checkpoint, how it was chosen) as choose_proper_model picks it; UserError where the trainer would fail."""
     name = str(data.get("model") or "").strip()
     if "/" in name:
-        return name, f"{file}: model {name} (a Hugging Face id, loaded as it is)"
+        return name, (f"{file}: model {name}: a Hugging Face id, read as that checkpoint (the trainer's get_model at "
+                      f"{P.COMMIT} takes a family name with model_size, e.g. `model: gemma2`, `model_size: 9b`, and "
+                      f"raises NotImplementedError for any other name)")
     family = name.lower()
     models = P.FAMILY_MODELS.get(family)
     if models is None:
