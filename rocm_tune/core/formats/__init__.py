@@ -28,6 +28,7 @@ from rocm_tune.core.runners import (
     torchtune,
 )
 from rocm_tune.core.runners import autotrain
+from rocm_tune.core.runners import universal_llm_trainer as ult
 from rocm_tune.core.runners import unsloth as unsloth_runner
 from rocm_tune.core.runners import deepspeed as deepspeed_json
 from rocm_tune.core.runners import hf as hf_args
@@ -106,6 +107,8 @@ def detect(text: str, path: str = "config") -> str:
         return "automodel-yaml"
     if glm_finetune.is_config(data):
         return "glm-finetune-yaml"
+    if ult.is_config(data):
+        return "ult-yaml"
     if mlperf.is_config(text):
         return "mlperf-config"
     if megatron.primus_module(data) is not None:
@@ -1759,11 +1762,12 @@ def _read_each(job: Job, texts: dict[str, str]) -> dict[str, list]:
     for p, text in texts.items():
         if detect(text, p) == "script" and "=(" in text:
             arrays.update(shell.parse_script(text, p).arrays)
+    parts = _ult_parts(texts)         # the LoRA / quantization YAMLs a universal-llm-trainer config names
     later = {"torchtune-yaml": "torchtune", "primus-yaml": "primus", "axolotl-yaml": "axolotl", "hf-yaml": "recipe",
              "glm-finetune-yaml": "glm", "torchtitan-toml": "torchtitan"}   # GLM's demo YAML, torchtitan's TOML:
     # read under the command that passes it
     for p, text in texts.items():
-        fmt = detect(text, p)
+        fmt = "ult-part" if p in parts else detect(text, p)
         job.formats[p] = fmt
         if fmt == "notebook":          # its code cells, read as a Python program (never run)
             text = notebook_code(text) or ""
@@ -1773,7 +1777,9 @@ def _read_each(job: Job, texts: dict[str, str]) -> dict[str, list]:
             found[later[fmt]].append(p)
         elif fmt in ("olmo-yaml", "mlperf-config", "automodel-yaml", "primus-torchtitan-yaml"):
             _read_own_trainer(job, fmt, text, p)
-        elif fmt in ("litgpt-yaml", "autotrain-yaml"):
+        elif fmt == "ult-yaml":
+            _read_ult(job, text, p, texts)
+        elif fmt in ("litgpt-yaml", "autotrain-yaml", "ult-part"):
             pass                       # read under the command given beside it (_apply_litgpt_config, _autotrain)
         elif fmt == "deepspeed-json":
             job.ds = deepspeed_json.read(_load_structured(text), text, p)
@@ -1878,6 +1884,43 @@ def _read_own_trainer(job: Job, fmt: str, text: str, p: str) -> None:
                                         "default")
         runner, entry, style = "megatron", f"MLPerf {bench} (NeMo/Megatron)", "megatron"
         gpus, nodes = mlperf.world(text, p)
+    _own_trainer_job(job, st, notes, (runner, entry, style), p, gpus, nodes)
+
+
+def _ult_parts(texts: dict[str, str]) -> set[str]:
+    """The files given that a universal-llm-trainer config names as its LoRA / quantization config."""
+    out: set[str] = set()
+    for p, text in texts.items():
+        if not p.endswith((".yaml", ".yml")) or "peft_config_path" not in text and "quant_config" not in text:
+            continue
+        try:
+            data = _load_structured(text, p)
+        except UserError:
+            continue
+        if ult.is_config(data):
+            out |= {q for ref in ult.sub_configs(data).values() for q in [_resolve_ref(ref, p, texts)[0]]
+                    if q in texts and q != p}
+    return out
+
+
+def _read_ult(job: Job, text: str, p: str, texts: dict[str, str]) -> None:
+    """ljm565/universal-llm-trainer's config (core/runners/universal_llm_trainer.py) with the LoRA and quantization
+    YAMLs it names, when given; `python3 src/run/train.py` spawns one process per `device` entry itself."""
+    data = _load_structured(text, p)
+    subs: dict[str, tuple[str | None, dict | None]] = {}
+    for role, ref in ult.sub_configs(data).items():
+        q = _resolve_ref(ref, p, texts)[0]
+        sub = _load_structured(texts[q], q) if q in texts else None
+        subs[role] = (ref, sub if isinstance(sub, dict) else None)
+    peft_ref, peft = subs.get("peft", (None, None))
+    st, notes, n = ult.read(data, yaml_lines(text), p, peft, peft_ref, subs.get("quant", (None, None))[1])
+    gpus = Setting("gpus", n, p, yaml_lines(text).get("device"), "device", "yaml")
+    _own_trainer_job(job, st, notes, ("hf", ult.ENTRY, "hf"), p, gpus, None)
+
+
+def _own_trainer_job(job: Job, st: dict, notes: list[str], how: tuple[str, str, str], p: str, gpus, nodes) -> None:
+    """A trainer's own config read into the job (a command in another file given wins: its runner and GPUs)."""
+    runner, entry, style = how
     job.settings = {**st, **job.settings}
     job.notes += notes
     if job.runner == "unknown":

@@ -35,6 +35,10 @@ _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 _ASSIGN = re.compile(r"^\s*(?:export\s+|local\s+|declare\s+(?:-\w+\s+)?)?([A-Za-z_]\w*)=(.+)$")
 _ECHO = re.compile(r"^\s*(?:echo|printf)\s+(.+)$")
 _DOWNLOAD = re.compile("|".join(f"(?:{p})" for p in DOWNLOAD_PATTERNS))
+# a run-name key written in a config file given (YAML `key: value`, JSON `"key": "value"`, TOML `key = "value"`), at
+# any nesting level: a program's own config (`wandb: {run_name: ...}`) that no reader maps into the settings
+_RUN_NAME_LINE = re.compile(r"""^\s*["']?(%s)["']?\s*[:=]\s*["']?([^"'#\s,]+)""" % "|".join(RUN_NAME_KEYS))
+_CONFIG_FILE = re.compile(r"\.(?:ya?ml|json|toml)$", re.IGNORECASE)
 _SAME_SIZE = 0.02      # two names whose presets differ by less than this in parameters name one size
 
 
@@ -109,6 +113,13 @@ def _sources(job):
         s = job.settings.get(key)
         if s is not None and isinstance(s.value, str):
             yield f"{s.native or key}: {s.value}", s.value
+    for p, text in job.files.items():
+        if not _CONFIG_FILE.search(p):
+            continue
+        for no, line in enumerate(text.splitlines(), 1):
+            m = _RUN_NAME_LINE.match(line)
+            if m and m.group(1) not in job.settings:
+                yield f"{m.group(1)}: {m.group(2)} ({os.path.basename(p)}:{no})", m.group(2)
     for p in job.files:
         yield f"the file name {os.path.basename(p)}", os.path.basename(p)
     for p, text in job.files.items():
