@@ -125,3 +125,34 @@ def test_yi_deepspeed_chat_main_runs_eager_attention(tmp_path, capsys):
     # eager attention's seq x seq scores: 4096 tokens, fp32 softmax, one layer recomputed at a time
     grew = yi["memory"]["step"]["peak_allocated_bytes"] - ds["memory"]["step"]["peak_allocated_bytes"]
     assert grew >= 32 * 4096 * 4096 * 4
+
+
+# lm-sys/FastChat README's Vicuna-7B command (train_mem.py loads fp32 weights; FSDP with --bf16 gathers bf16 units)
+FASTCHAT = """torchrun --nproc_per_node=4 --master_port=20001 fastchat/train/train_mem.py \\
+    --model_name_or_path meta-llama/Llama-2-7b-hf \\
+    --data_path data/dummy_conversation.json \\
+    --bf16 True \\
+    --output_dir output_vicuna \\
+    --per_device_train_batch_size 2 \\
+    --gradient_accumulation_steps 16 \\
+    --learning_rate 2e-5 \\
+    --fsdp "full_shard auto_wrap" \\
+    --fsdp_transformer_layer_cls_to_wrap 'LlamaDecoderLayer' \\
+    --model_max_length 2048 \\
+    --gradient_checkpointing True \\
+    --lazy_preprocess True
+"""
+
+
+def test_fsdp_mixed_precision_makes_no_autocast_weight_copies(tmp_path, capsys):
+    # fp32 weights under FSDP's MixedPrecision(param_dtype=bf16): each unit is all-gathered already in bf16, so
+    # autocast finds no fp32 weight to cast; what the step holds beyond the sharded states and the unsharded units
+    # (activations, loss, the root's gradient) is far below a whole bf16 copy of the model
+    out = _run(tmp_path, capsys, "train.sh", FASTCHAT, "--gpu", "a100-40gb")
+    assert out["execution"]["trainable_weights"] == "fp32"
+    note = next(n for n in out["notes"] if n.startswith("FSDP FULL_SHARD over"))
+    gathered = float(note.split(" + ")[3].split(" GiB")[0]) * 2**30
+    model = resolve_model("meta-llama/Llama-2-7b-hf", None)[0]
+    beyond = out["memory"]["step"]["peak_allocated_bytes"] - _states(out) - gathered
+    assert 0 < beyond < 0.25 * model.params.total * 2
+    assert out["verdict"] == "fits"          # the README's 4 x A100 40GB
