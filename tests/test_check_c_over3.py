@@ -95,10 +95,11 @@ def _said(out: dict) -> bool:
 
 
 def test_olmo_compile_section_keeps_the_fused_terms_and_turns_the_verdict(tmp_path, capsys):
-    # micro-batch 16 x 2048 tokens without activation checkpointing on an 80 GiB card: eager autograd's fp32 norm
-    # copies and SiLU output do not fit, the compiled partition's saved set does
-    eager = _check(tmp_path, capsys, "olmo.yaml", OLMO.format(compile="", mb=16), "--gpu", "h100-sxm", "--gpus", "8")
-    comp = _check(tmp_path, capsys, "olmo.yaml", OLMO.format(compile=COMPILED, mb=16), "--gpu", "h100-sxm",
+    # micro-batch 15 x 2048 tokens without activation checkpointing on an 80 GiB card: eager autograd's fp32 norm
+    # copies and SiLU output do not fit, the compiled partition's saved set does (15, not 16: c-under8a counts
+    # FSDP's backward activations beside the sharded gradients, no longer less all the unsharded ones)
+    eager = _check(tmp_path, capsys, "olmo.yaml", OLMO.format(compile="", mb=15), "--gpu", "h100-sxm", "--gpus", "8")
+    comp = _check(tmp_path, capsys, "olmo.yaml", OLMO.format(compile=COMPILED, mb=15), "--gpu", "h100-sxm",
                   "--gpus", "8")
     assert not _said(eager) and _said(comp)
     assert _step(comp) < 0.85 * _step(eager)

@@ -18,3 +18,12 @@ MARKERS = ("lora_dim", "only_optimize_lora", "lora_module_name")
 # --zero_stage / --offload ("overlap_comm": True at every stage: ZeRO-1/2 then keep two IPG buckets of
 # reduce_bucket_size, DeepSpeed's default 5e8 elements, instead of one)
 ZERO_EXTRA = {"overlap_comm": True}
+
+# 01-ai/Yi's finetune/sft/main.py is DeepSpeed-Chat's step-1 main with a `--training_debug_steps` flag of its own
+# (argparse default 10; the training loop breaks at that step), launched by finetune/scripts/run_sft*_Yi_*.sh. The
+# repository pins transformers==4.34.0 (requirements.txt, 01-ai/Yi 03c9c1b3), before transformers' sdpa attention
+# (4.36), and utils/model/model_utils.py create_hf_model calls from_pretrained(..., trust_remote_code=True) without
+# use_flash_attention_2: LlamaAttention runs eager, scores in 16 bit and their fp32 softmax (modeling_llama.py 4.34
+# `softmax(attn_weights, dim=-1, dtype=torch.float32)`)
+YI_MARKER = "training_debug_steps"
+YI_SOURCE = "01-ai/Yi finetune/sft/main.py, requirements.txt transformers==4.34.0 (no sdpa before 4.36)"

@@ -657,6 +657,14 @@ def _generation(job: formats.Job, model, cfg: TrainConfig, eval_batch: int):
                       max_new_tokens=new, num_beams=as_int(job.get("num_beams")) or as_int(job.get("generation_num_beams")))
 
 
+def _fsdp_activations(model, cfg: TrainConfig, shard: int) -> float:
+    """What a step holds beyond the sharded states under FSDP: the one-GPU estimate with its gradients kept as
+    1/shard once each layer's backward ends, less its states."""
+    one = estimate(model, replace(cfg, gpus=1, nodes=1), grad_shards=max(1, shard)).per_gpu
+    return max(0.0, float(one.peak_allocated_bytes - one.weights_bytes - one.gradients_bytes - one.optimizer_bytes
+                          - one.comm_buffers_bytes))
+
+
 def _fsdp_phases(model, cfg: TrainConfig, spec, eval_batch: int | None, job: formats.Job | None = None
                  ) -> tuple[dict, int, list[str]]:
     from rocm_tune.core.runners import fsdp
@@ -664,9 +672,10 @@ def _fsdp_phases(model, cfg: TrainConfig, spec, eval_batch: int | None, job: for
 
     est1 = estimate(model, replace(cfg, gpus=1, nodes=1))
     one = est1.per_gpu
-    # activations, autocast copies and step temporaries do not shard: the one-GPU figure less its states
-    act = max(0.0, float(one.peak_allocated_bytes - one.weights_bytes - one.gradients_bytes - one.optimizer_bytes
-                         - one.comm_buffers_bytes))
+    # activations, autocast copies and step temporaries do not shard: the one-GPU figure less its states, where
+    # each finished unit's gradient is already reduce-scattered (runners/fsdp.shard_group): the backward's
+    # activations peak beside 1/shard of the gradients, not beside all of them
+    act = _fsdp_activations(model, cfg, fsdp.shard_group(cfg, spec, cfg.gpus))
     extra_notes: list[str] = []
     if cfg.runner == "llamafactory" and cfg.method != "qlora" and one.frozen_weights_bytes:
         from rocm_tune.core.runners import regime
@@ -693,7 +702,7 @@ def _fsdp_phases(model, cfg: TrainConfig, spec, eval_batch: int | None, job: for
                            f"({one.weights_bytes / 2**30:.2f} GiB at load; fsdp_qlora --low_memory false)")
     phases: dict[str, dict | None] = {
         "load": _phase(load),
-        "step": _phase(m.resident + m.gathered + act),
+        "step": _phase(m.resident + m.gathered + m.root_grad + act),
         "eval": _phase(m.resident - m.gradients + ev_grads + m.gathered + _logits_eval(model, cfg, eval_batch, job))
         if eval_batch else None,
         "save": _phase(m.resident + m.gathered),

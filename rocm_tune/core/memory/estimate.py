@@ -767,10 +767,14 @@ def _trained_head(model, cfg: TrainConfig) -> int:
     return 0
 
 
-def _autocast_copies(model, cfg: TrainConfig, regime: Regime, training: _Training) -> _AutocastCopies:
+def _autocast_copies(model, cfg: TrainConfig, regime: Regime, training: _Training,
+                     sharded: bool = False) -> _AutocastCopies:
     head = _trained_head(model, cfg)
-    if not (regime.autocast and regime.trainable_bytes == 4) or cfg.zero_stage >= 1:
-        # no autocast, weights already 16-bit, or DeepSpeed runs the 16-bit module itself
+    if not (regime.autocast and regime.trainable_bytes == 4) or cfg.zero_stage >= 1 or sharded:
+        # no autocast, weights already 16-bit, or DeepSpeed runs the 16-bit module itself; a fully sharded data
+        # parallel (`sharded`: torch FSDP's MixedPrecision / FSDP2's MixedPrecisionPolicy param_dtype, Megatron's
+        # 16-bit module) all-gathers each unit already in the 16-bit dtype, so autocast finds no fp32 weight to cast
+        # (torch/distributed/fsdp/_flat_param.py: the low-precision shard is what is unsharded)
         return _AutocastCopies(0.0, 0.0, 0.0, head * 2 if regime.mixed else 0.0)
     trained_layers = sum(training.layer_trains) if not cfg.is_lora else 0
     per_layer_linear = sum(g.params for g in model.linears) / max(1, model.num_layers)
@@ -994,7 +998,7 @@ def estimate(model, cfg: TrainConfig, gpu=None, *, prefetch_bucket: int | None =
     if grad_shards > 1 and cfg.zero_stage == 0:
         resident = replace(resident, gradients=resident.gradients / grad_shards, shard_grads=grad_shards)
     acts = _activations(model, cfg, regime, training, notes)
-    casts = _autocast_copies(model, cfg, regime, training)
+    casts = _autocast_copies(model, cfg, regime, training, sharded=grad_shards > 1)
     step, all_grads = _step_peak(model, cfg, regime, training, resident, acts, casts)
     own_loss = loss_copies.note(model, int(model.vocab_size * acts.tokens), regime.compute_bytes) \
         if loss_copies.model_computes_loss(cfg) and cfg.head == "lm" else None

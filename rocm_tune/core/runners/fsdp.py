@@ -101,21 +101,33 @@ class FsdpMemory:
     optimizer: float
     gathered: float         # unsharded units live at once (+ the unit's unsharded gradient in backward)
     host: float             # pinned host memory of this rank (offload)
+    # the root unit's unsharded gradient held through the backward: lm_head's (or the tied embedding's) gradient is
+    # made first and the root's flat parameter is reduce-scattered only when all its parameters' gradients are in,
+    # after the embedding's backward, the last (torch/distributed/fsdp/_runtime_utils.py _post_backward_hook runs
+    # per FlatParameter once its gradient is accumulated)
+    root_grad: float = 0.0
 
     @property
     def resident(self) -> float:
         return self.weights + self.gradients + self.optimizer
 
 
+def shard_group(cfg, spec: FsdpSpec, gpus_per_node: int) -> int:
+    """The ranks one shard group spans: the world (FULL_SHARD, SHARD_GRAD_OP), one node (HYBRID_SHARD), 1 (NO_SHARD).
+    Every strategy but NO_SHARD reduce-scatters a unit's gradient as soon as its backward ends and frees the
+    unsharded one (torch/distributed/fsdp/_runtime_utils.py _post_backward_hook -> _reduce_grad: the sharded
+    gradient is kept, `_free_storage` of the unsharded flat gradient), so the backward holds 1/shard of the
+    gradients finished so far."""
+    world = max(1, int(cfg.world_size))
+    if spec.strategy in ("HYBRID_SHARD", "_HYBRID_SHARD_ZERO2"):
+        return max(1, min(world, int(gpus_per_node)))
+    return 1 if spec.strategy == "NO_SHARD" else world
+
+
 def allocations(model, cfg, spec: FsdpSpec, single, gpus_per_node: int) -> FsdpMemory:
     """Per-rank bytes under `spec`. `single`: the estimator's one-GPU PerGpuMemory for the same config
     (weights, gradients, optimizer state as the runner holds them without sharding)."""
-    world = max(1, int(cfg.world_size))
-    shard = world
-    if spec.strategy in ("HYBRID_SHARD", "_HYBRID_SHARD_ZERO2"):
-        shard = max(1, min(world, int(gpus_per_node)))
-    if spec.strategy == "NO_SHARD":
-        shard = 1
+    shard = shard_group(cfg, spec, gpus_per_node)
     w, g, o = float(single.weights_bytes), float(single.gradients_bytes), float(single.optimizer_bytes)
     keep_params = spec.strategy in ("SHARD_GRAD_OP", "_HYBRID_SHARD_ZERO2", "NO_SHARD")
     weights = w / shard
@@ -136,8 +148,10 @@ def allocations(model, cfg, spec: FsdpSpec, single, gpus_per_node: int) -> FsdpM
             gathered = 2 * layer * unit_bytes + root * compute
         if trains_layers:
             gathered += layer * compute              # the running unit's unsharded gradient
+    root_grad = float((p.lm_head or p.embed) * compute) if shard > 1 and trains_layers else 0.0
     host = 0.0
     if spec.offload_params:
         host = weights + grads + opt
         weights = grads = opt = 0.0
-    return FsdpMemory(weights=weights, gradients=grads, optimizer=opt, gathered=gathered, host=host)
+    return FsdpMemory(weights=weights, gradients=grads, optimizer=opt, gathered=gathered, host=host,
+                      root_grad=root_grad)

@@ -372,6 +372,11 @@ def _ds_chat_defaults(flags: dict[str, tuple[str, int]], out: dict[str, Setting]
                                     "default")
         notes.append(f"DeepSpeed-Chat main.py: --max_seq_len not given, its default {ds_chat.MAX_SEQ_LEN} "
                      f"({ds_chat.DS_CHAT_SOURCE})")
+    if ds_chat.YI_MARKER in flags and "flash_attn" not in out:
+        out["flash_attn"] = Setting("flash_attn", "eager", file, flags[ds_chat.YI_MARKER][1], ds_chat.YI_MARKER,
+                                    "assumed")
+        notes.append(f"Yi's DeepSpeed-Chat main (--{ds_chat.YI_MARKER}): eager attention, its fp32 softmax scores "
+                     f"({ds_chat.YI_SOURCE})")
     if "per_device_train_batch_size" not in out:
         out["per_device_train_batch_size"] = Setting("per_device_train_batch_size", ds_chat.BATCH, file, None,
                                                      "per_device_train_batch_size (main.py default)", "default")
