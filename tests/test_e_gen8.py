@@ -73,6 +73,7 @@ def test_older_llamafactory_refusal_reads_as_configuration(tmp_path):
     ("SFTTrainer", "neftune_noise_alpha", "trl", "0.12.2", "0.13.0"),
     ("RewardTrainer", "max_length", "trl", "0.13.0", "0.14.0"),
     ("PPOTrainer", "dataset", "trl", "0.11.4", "0.12.0"),
+    ("Accelerator", "logging_dir", "accelerate", "0.19.0", "0.20.0"),
 ])
 def test_trainer_keyword_moved_names_the_releases(tmp_path, callee, kw, lib, last, first):
     d = _explain(tmp_path, _tb(f"trainer = {callee}(model, args=cfg, {kw}=x)",

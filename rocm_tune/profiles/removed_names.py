@@ -1,5 +1,5 @@
 """Names the libraries (and Python) removed or renamed between releases (e-skew2, issue 26; e-gen8: TRL trainer
-keywords 0.10-0.14 and huggingface_hub exports 0.23-1.0, read from the tags named in each row): data, no logic.
+keywords 0.10-0.14, accelerate's Accelerator keywords 0.16/0.20 and huggingface_hub exports 0.23-1.0, read from the tags named in each row): data, no logic.
 
 Each entry was read from the library's source at the releases named (the git tags of huggingface/peft, accelerate,
 trl; transformers' wheels 4.41.2 4.45.2 4.46.3 4.51.3 4.57.6 5.0.0; the removals' own deprecation messages), or from
@@ -143,6 +143,10 @@ REMOVED_NAMES: tuple[tuple[str, str, str, str, str, str, str, str], ...] = (
      "src/huggingface_hub/__init__.py _SUBMOD_ATTRS at v0.23.5 and v0.24.0 (e-gen8)"),
     ("huggingface_hub", "import", "list_files_info", "", "0.22.2", "0.23.0", "HfApi().list_repo_tree / get_paths_info",
      "src/huggingface_hub/__init__.py _SUBMOD_ATTRS at v0.22.2 and v0.23.0 (e-gen8)"),
+    ("accelerate", "kwarg", "fp16", r"Accelerator", "0.15.0", "0.16.0", "mixed_precision='fp16'",
+     "src/accelerate/accelerator.py Accelerator.__init__ signature at v0.15.0 and v0.16.0 (e-gen8)"),
+    ("accelerate", "kwarg", "logging_dir", r"Accelerator", "0.19.0", "0.20.0", "project_dir= (or project_config=ProjectConfiguration(logging_dir=...))",
+     "src/accelerate/accelerator.py Accelerator.__init__ signature at v0.19.0 and v0.20.0 (e-gen8)"),
     ("torch", "import", "torch._six", "", "1.13.1", "2.0.0",
      "math.inf / collections.abc / str (what torch._six re-exported); DeepSpeed >= 0.8.2 and Megatron releases "
      "after the removal no longer import it", "torch 2.0 removed torch._six; DeepSpeed deepspeed/runtime/utils.py "
