@@ -115,3 +115,34 @@ def test_pydantic2_api_on_pydantic1(tmp_path, exc, answer):
 def test_other_missing_attribute_is_not_pydantic(tmp_path):
     d = _explain(tmp_path, _tb("cfg.model_dump()", "AttributeError: 'TrainCfg' object has no attribute 'model_dumps'"))
     assert d["root"] is None or d["root"]["code"] != "import-name-mismatch"
+
+
+_TUNE = ("Running FullFinetuneRecipeDistributed with resolved config:\nTraceback (most recent call last):\n"
+         '  File "/venv/bin/tune", line 8, in <module>\n    sys.exit(main())\n'
+         '  File "/venv/lib/python3.10/site-packages/torchtune/config/_instantiate.py", line 112, in instantiate\n'
+         "    return _instantiate_node(config, *args)\n")
+
+
+@pytest.mark.parametrize("exc, answer, words", [
+    # 0.1-0.6 spelling: the checkpointer moved from torchtune.utils to torchtune.training in 0.3.0
+    ("torchtune.config._errors.InstantiationError: Error loading 'torchtune.training.FullModelHFCheckpointer':\n"
+     "ModuleNotFoundError(\"No module named 'torchtune.training'\")\nAre you sure that 'training' is importable from "
+     "module 'torchtune'?", "version_check", "torchtune.training.FullModelHFCheckpointer is in torchtune v0.3.0 and later"),
+    ("torchtune.config._errors.InstantiationError: Error loading 'torchtune.utils.FullModelHFCheckpointer':\n"
+     "AttributeError(\"module 'torchtune.utils' has no attribute 'FullModelHFCheckpointer'\")\nAre you sure that "
+     "'FullModelHFCheckpointer' is an attribute of 'torchtune.utils'?", "version_check", "v0.1.0 to v0.2.1"),
+    # the later spelling; a name no release has is the config's spelling
+    ("torchtune.config._errors.InstantiationError: Module 'torchtune.datasets' has no attribute 'alpaca_cleaned_datset'.",
+     "config_error", "no torchtune release has torchtune.datasets.alpaca_cleaned_datset"),
+])
+def test_torchtune_component_path(tmp_path, exc, answer, words):
+    d = _explain(tmp_path, _TUNE + exc + "\n")
+    assert d["answer"] == answer
+    assert words in d["root"]["title"]
+
+
+def test_component_table_has_releases():
+    from rocm_tune.profiles.component_names import COMPONENT_NAMES, RELEASES
+    assert [t for t, _ in RELEASES][:3] == ["v0.1.0", "v0.1.1", "v0.2.0"] and RELEASES[-1][0] == "main"
+    assert all(re.fullmatch(r"[0-9a-f]{12}", c) for _, c in RELEASES)
+    assert "qwen2_5" in " ".join(COMPONENT_NAMES["torchtune.models"].values())

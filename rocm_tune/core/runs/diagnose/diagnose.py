@@ -2289,6 +2289,7 @@ def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | N
     """Numbers and fixes that need the whole picture (cascades, the config)."""
     _refine_by_code(r, cfg, levers_on or set(), texts or ())
     _refine_versions(r, texts or ())
+    _refine_component_path(r)
     _refine_hang_notes(r, diags, cfg)
     _refine_platform(r, texts or ())
     _refine_kernel_platform(r, texts or ())
@@ -2820,6 +2821,17 @@ def _runtime_version_reading(r: Diagnosis, blob: str) -> tuple[str, str] | None:
 
 
 _NAMED_REMOVAL_CODES = ("import-name-mismatch", "python-exception", "extension-abi-mismatch")
+
+
+def _refine_component_path(r: Diagnosis) -> None:
+    """e-gen8: torchtune refusing a config's `_component_` path (name_skew.component_name, from its release tags):
+    version_check naming the releases that have the name, the settings (misspelt) when no release has it."""
+    if r.family not in ("config_error", "unknown") or r.code not in ("config-rejected", "python-exception"):
+        return
+    got = name_skew.component_name("\n".join([r.first.text, r.first.context or ""]))
+    if got is not None:
+        r.family = "version_check" if got[0] else "config_error"
+        r.title, r.fix = got[1], got[2]
 
 
 def _refine_versions(r: Diagnosis, texts: Sequence[str]) -> None:
