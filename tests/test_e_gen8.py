@@ -146,3 +146,18 @@ def test_component_table_has_releases():
     assert [t for t, _ in RELEASES][:3] == ["v0.1.0", "v0.1.1", "v0.2.0"] and RELEASES[-1][0] == "main"
     assert all(re.fullmatch(r"[0-9a-f]{12}", c) for _, c in RELEASES)
     assert "qwen2_5" in " ".join(COMPONENT_NAMES["torchtune.models"].values())
+
+
+@pytest.mark.parametrize("exc, answer", [
+    # a runner's own check naming a key it retired (Megatron arguments.py, Axolotl 0.4 config.py, verl, TRL)
+    ("AssertionError: --batch-size argument is no longer valid, use --micro-batch-size instead", "version_check"),
+    ("ValueError: push_to_hub_model_id is deprecated. Please use hub_model_id instead.", "version_check"),
+    ("ValueError: Support for kto_pair has been removed in DPOTrainer. Please use KTOTrainer.", "version_check"),
+    # the old and the new key set together: the settings
+    ("ValueError: noisy_embedding_alpha is deprecated, use neftune_noise_alpha; both are set, please remove the "
+     "deprecated noisy_embedding_alpha setting", "config_error"),
+    ("ValueError: Cannot use LoRA with GaLore together.", "config_error"),
+])
+def test_retired_key_refusal(tmp_path, exc, answer):
+    d = _explain(tmp_path, _tb("main()", exc))
+    assert d["answer"] == answer

@@ -1782,6 +1782,10 @@ def _embedding_index_family(h: Hit) -> tuple[str, str] | None:
 
 
 _RELEASE_NAMED = re.compile(r"\d+\.\d+|\bversion\b|\b(?:upgrade|update|downgrade)\b", re.I)
+# e-gen8: a runner's check saying the key (or value) the message opens with was retired, never two keys set together
+_KEY_RETIRED = re.compile(r"^\s*(?:(?:Support for|The) )?[\w.\-*=:'\"`()\[\] ]{1,80}? (?:is|are|has been|have been|was) "
+                          r"(?:deprecated|removed|no longer (?:valid|supported))\b(?!.*\b(?:both|together|combined)\b)",
+                          re.I)
 
 
 def _runner_refusal(line: str) -> tuple[str, str] | None:
@@ -1805,6 +1809,14 @@ def _runner_refusal(line: str) -> tuple[str, str] | None:
             continue
         if family in ("version_check", "missing_package", "tokenizer_template") and rx.search(msg):
             return family, fix
+    if _KEY_RETIRED.search(msg):
+        # e-gen8: FAMILIES.md, keys renamed between releases stay version_check: the check names a key/value the
+        # installed release retired (`--batch-size argument is no longer valid, use --micro-batch-size instead`,
+        # `push_to_hub_model_id is deprecated. Please use hub_model_id instead.`, `Support for kto_pair has been
+        # removed in DPOTrainer`), not two settings set together
+        return "version_check", (f"{runner} retired the setting the message names ({path}): the config was written "
+                                 "for an older release; use the spelling the message gives (or the release the recipe "
+                                 "was written for)")
     return "config_error", (f"{runner} refused the run's arguments while checking them ({path}): change the setting "
                             "the message names (or the combination of settings it rejects)")
 
