@@ -3,7 +3,8 @@
 Usage: python3 tools/build_release_refusals.py MIRROR_DIR
 tools/build_runner_refusals.py reads the runners' current code (and one or two tags each); a log written by an older
 release (LLaMA-Factory's llmtuner 0.6/0.7, Axolotl's validate_config before the pydantic schema, TRL 0.7-0.11, accelerate
-0.2x, DeepSpeed 0.10-0.13, PEFT 0.6-0.13) carries refusals those no longer raise. This reads, at the tags below, the
+0.2x, DeepSpeed 0.11-0.13, PEFT 0.7-0.13, Megatron-LM 23.04-core_r0.11, verl 0.2-0.3, OpenRLHF 0.5-0.8, torchtune's
+recipes 0.3-0.5) carries refusals those no longer raise. This reads, at the tags below, the
 same files with the same rules (every `raise ValueError/AssertionError/NotImplementedError/TypeError(msg)` and
 `assert cond, msg`, values as holes) and keeps the messages runner_refusals.py does not already hold, each with the
 tag and commit it was read at. Needs git; no network. MIRROR_DIR holds owner+name/repo git directories.
@@ -40,6 +41,15 @@ SOURCES = (
       "deepspeed/launcher/launch.py"), None),
     ("peft", "huggingface+peft", ("v0.13.2", "v0.10.0", "v0.7.1"), ("src/peft/tuners/*/config.py", "src/peft/config.py"),
      ("__post_init__", r"_validate\w*")),
+    ("megatron", "NVIDIA+Megatron-LM", ("core_r0.11.0", "core_r0.8.0", "23.04"),
+     ("megatron/training/arguments.py", "megatron/arguments.py"), None),
+    ("megatron", "NVIDIA+Megatron-LM", ("core_r0.11.0", "core_r0.8.0"),
+     ("megatron/core/transformer/transformer_config.py", "megatron/core/model_parallel_config.py"), ("__post_init__",)),
+    ("verl", "volcengine+verl", ("v0.3.0.post1", "v0.2.0.post2"), ("verl/trainer/ppo/ray_trainer.py",),
+     ("_validate_config", "validate_config", "check_mutually_exclusive")),
+    ("verl", "volcengine+verl", ("v0.3.0.post1", "v0.2.0.post2"), ("verl/workers/fsdp_workers.py",), ("__init__",)),
+    ("openrlhf", "OpenRLHF+OpenRLHF", ("v0.8.0", "v0.5.0"), ("openrlhf/cli/train_*.py",), None),
+    ("torchtune", "pytorch+torchtune", ("v0.5.0", "v0.3.1"), ("recipes/*.py",), ("__init__", "setup", r"_setup\w*")),
 )
 
 
