@@ -161,3 +161,19 @@ def test_component_table_has_releases():
 def test_retired_key_refusal(tmp_path, exc, answer):
     d = _explain(tmp_path, _tb("main()", exc))
     assert d["answer"] == answer
+
+
+@pytest.mark.parametrize("fn, kw, first", [
+    ("flash_attn_func", "window_size", "2.3.0"), ("flash_attn_varlen_func", "softcap", "2.6.0"),
+    ("flash_attn_with_kvcache", "cache_leftpad", "2.6.1")])
+def test_flash_attn_keyword_added_later(tmp_path, fn, kw, first):
+    d = _explain(tmp_path, _tb(f"out = {fn}(q, k, v, {kw}=x)", f"TypeError: {fn}() got an unexpected keyword argument "
+                               f"'{kw}'"))
+    assert d["answer"] == "version_check"
+    assert f"{fn}() takes {kw}= from flash-attn {first} on" in d["root"]["title"]
+
+
+def test_flash_attn_keyword_of_no_release_is_not_named(tmp_path):
+    d = _explain(tmp_path, _tb("out = flash_attn_func(q, k, v, windowsize=x)", "TypeError: flash_attn_func() got an "
+                               "unexpected keyword argument 'windowsize'"))
+    assert "takes windowsize=" not in d["root"]["title"]

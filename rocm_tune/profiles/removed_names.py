@@ -178,3 +178,22 @@ PYTHON_REMOVED_MODULES: dict[str, str] = {
                      "nntplib", "ossaudiodev", "pipes", "sndhdr", "spwd", "sunau", "telnetlib", "uu", "xdrlib",
                      "lib2to3"), "3.13"),
 }
+
+# e-gen8: keywords a library ADDED in a release, so that code passing them fails on an older install with
+# `<callee>() got an unexpected keyword argument '<kw>'`: (library, callee regex, keyword, first release that takes
+# it, source). flash-attn: flash_attn/flash_attn_interface.py's public functions at every v2.x tag of
+# Dao-AILab/flash-attention (ROCm's fork, ROCm/flash-attention, carries older 2.x interfaces: its CK builds lag these)
+_FA_FUNCS = r"flash_attn_(?:varlen_)?(?:qkv|kv)?(?:packed_)?func|flash_attn_with_kvcache"
+_FA_SRC = "flash_attn/flash_attn_interface.py at Dao-AILab/flash-attention tags {a} (without) and {b} (with)"
+ADDED_KWARGS: tuple[tuple[str, str, str, str, str], ...] = (
+    ("flash-attn", _FA_FUNCS, "window_size", "2.3.0", _FA_SRC.format(a="v2.2.5", b="v2.3.0")),
+    ("flash-attn", _FA_FUNCS, "alibi_slopes", "2.4.0", _FA_SRC.format(a="v2.3.6", b="v2.4.0")),
+    ("flash-attn", _FA_FUNCS, "deterministic", "2.4.1", _FA_SRC.format(a="v2.4.0", b="v2.4.1")),
+    ("flash-attn", _FA_FUNCS, "softcap", "2.6.0", _FA_SRC.format(a="v2.5.9", b="v2.6.0")),
+    ("flash-attn", r"flash_attn_varlen_func", "block_table", "2.5.7", _FA_SRC.format(a="v2.5.6", b="v2.5.7")),
+    ("flash-attn", r"flash_attn_with_kvcache", "block_table", "2.5.0", _FA_SRC.format(a="v2.4.3", b="v2.5.0")),
+    ("flash-attn", r"flash_attn_with_kvcache", "cache_leftpad", "2.6.1", _FA_SRC.format(a="v2.6.0", b="v2.6.1")),
+    ("flash-attn", r"flash_attn_with_kvcache", "return_softmax_lse", "2.6.0", _FA_SRC.format(a="v2.5.9", b="v2.6.0")),
+    ("flash-attn", r"flash_attn_with_kvcache", "rotary_cos", "2.2.3", _FA_SRC.format(a="v2.2.2", b="v2.2.3")),
+    ("flash-attn", r"flash_attn_with_kvcache", "cache_batch_idx", "2.3.1", _FA_SRC.format(a="v2.3.0", b="v2.3.1")),
+)

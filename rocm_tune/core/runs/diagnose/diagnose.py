@@ -2877,7 +2877,7 @@ def _refine_versions(r: Diagnosis, texts: Sequence[str]) -> None:
         _refusal_is_configuration(r, rd)
     elif r.family == "version_check" and r.code in _NAMED_REMOVAL_CODES and not (rd is not None and rd.runner) and \
             (named := name_skew.removed_name(exception_hit(r).text) or
-             name_skew.release_name(exception_hit(r).text)) is not None:
+             name_skew.release_name(exception_hit(r).text) or name_skew.added_kwarg(exception_hit(r).text)) is not None:
         r.title, r.fix = named      # e-skew2: which release removed the name, and what replaced it
     elif r.family == "version_check" and r.code in _NAMED_REMOVAL_CODES and \
             (said := patched_forward.reading(r.first.context or r.first.text, r.first.pre, blob)) is not None:

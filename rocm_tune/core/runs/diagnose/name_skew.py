@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from rocm_tune.profiles.removed_names import PYTHON_REMOVED_MODULES, REMOVED_NAMES
+from rocm_tune.profiles.removed_names import ADDED_KWARGS, PYTHON_REMOVED_MODULES, REMOVED_NAMES
 
 _IMPORT = re.compile(r"cannot import name '(\w+)' from '([\w.]+)'|module '([\w.]+)' has no attribute '(\w+)'|"
                      r"No module named '([\w.]+)'")
@@ -36,6 +36,22 @@ def removed_name(line: str) -> tuple[str, str] | None:
                 f"{lib} than the one installed",
                 f"the installed {lib}'s replacement: {instead}; or install {lib} {last} (or the release of the "
                 "calling package made for the installed one)")
+    return None
+
+
+def added_kwarg(line: str) -> tuple[str, str] | None:
+    """(title, fix) when the line fails on a keyword a library added in a later release than the one installed
+    (profiles/removed_names.py ADDED_KWARGS): the calling code was written for the newer release."""
+    kw = _KWARG.search(line)
+    if kw is None:
+        return None
+    callee = (kw.group(1) or "").split(".")[-1]
+    for lib, rx, name, first, _src in ADDED_KWARGS:
+        if kw.group(2) == name and callee and re.fullmatch(rx, callee):
+            return (f"{callee}() takes {name}= from {lib} {first} on: the calling code was written for a newer "
+                    f"{lib} than the one installed",
+                    f"install {lib} >= {first} built for the installed torch/ROCm (on ROCm the fork's build must be "
+                    f"that recent too), or the release of the calling package made for the installed {lib}")
     return None
 
 
