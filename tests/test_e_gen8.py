@@ -177,3 +177,12 @@ def test_flash_attn_keyword_of_no_release_is_not_named(tmp_path):
     d = _explain(tmp_path, _tb("out = flash_attn_func(q, k, v, windowsize=x)", "TypeError: flash_attn_func() got an "
                                "unexpected keyword argument 'windowsize'"))
     assert "takes windowsize=" not in d["root"]["title"]
+
+
+def test_trl_release_refusal_outside_ms_swift(tmp_path):
+    # TRL 0.24's GRPOTrainer check; ms-swift carries the same words (its own raise wins in an ms-swift log:
+    # test_explain_e_swift3.test_config_fix_names_the_file)
+    d = _explain(tmp_path, _tb("trainer = GRPOTrainer(model=m, reward_funcs=r, args=cfg, train_dataset=ds)",
+                               "ValueError: vllm_tensor_parallel_size (3) must divide world size (8) evenly."))
+    assert d["answer"] == "config_error"
+    assert "trl/trainer/grpo_trainer.py@v0.24.0" in d["root"]["fix"]

@@ -1693,7 +1693,9 @@ def _exception_rules(h: Hit, texts: Sequence[str] = ()) -> tuple[str, str] | Non
     else from what its message is about; a crash without a message on a ROCm stack is the GPU runtime's."""
     frames = _last_frames(h.pre[-6000:])
     text = "\n".join(f"{p} {fn}" for p, fn in frames) + "\n" + h.text
-    refused = _runner_refusal(h.text) or _swift_raise(h.text, (h.pre, *texts))
+    # e-gen8: the older releases' refusals after ms-swift's own raises (ms-swift copies TRL's checks word for word)
+    refused = _runner_refusal(h.text, releases=False) or _swift_raise(h.text, (h.pre, *texts)) or \
+        _runner_refusal(h.text)
     if refused is not None:
         return refused
     for rx, family, fix in cat.SHADOWING_RULES:    # a module of the user's taken for the package: before the borders
@@ -1788,13 +1790,13 @@ _KEY_RETIRED = re.compile(r"^\s*(?:(?:Support for|The) )?[\w.\-*=:'\"`()\[\] ]{1
                           re.I)
 
 
-def _runner_refusal(line: str) -> tuple[str, str] | None:
+def _runner_refusal(line: str, releases: bool = True) -> tuple[str, str] | None:
     """e-src (issue 26): an exception whose message is one a runner raises while checking its arguments (refusals.py,
     from the runners' source): the run's settings, unless its words state a version requirement or a package to
     install (the message rules for those decide) or are about the tokenizer/template, whatever frames the log shows
     of it — before the frame rules, which read the words of a message (`data_collator`, `safetensors`) as the data
     or the download."""
-    got = refusals.refusal_of(line)
+    got = refusals.refusal_of(line, releases)
     if got is None:
         return None
     runner, path = got

@@ -35,15 +35,15 @@ def _pattern(template: str) -> tuple[str, re.Pattern] | None:
     return " ".join(longest.split()), re.compile(rx)
 
 
-@lru_cache(maxsize=1)
-def _table() -> tuple[tuple[str, re.Pattern, str, str], ...]:
+@lru_cache(maxsize=2)
+def _table(releases: bool = True) -> tuple[tuple[str, re.Pattern, str, str], ...]:
     # ~200 KB of messages: imported on the first exception line only, not when explain or attach is imported
     from rocm_tune.profiles.release_refusals import RELEASE_REFUSALS
     from rocm_tune.profiles.runner_refusals import REFUSALS
 
     # e-gen8: then the older releases' refusals the current code no longer raises, cited at the tag they were read at
     rows = [*((r, p, t) for r, p, _f, _e, t in REFUSALS), *((r, f"{p}@{tag.split('@')[0]}", t)
-                                                           for r, p, _f, _e, t, tag in RELEASE_REFUSALS)]
+                                                           for r, p, _f, _e, t, tag in RELEASE_REFUSALS if releases)]
     out = []
     for runner, path, template in rows:
         got = _pattern(template)
@@ -52,13 +52,14 @@ def _table() -> tuple[tuple[str, re.Pattern, str, str], ...]:
     return tuple(out)
 
 
-def refusal_of(line: str) -> tuple[str, str] | None:
-    """(runner, file) of the argument check whose message the exception line carries, else None."""
+def refusal_of(line: str, releases: bool = True) -> tuple[str, str] | None:
+    """(runner, file) of the argument check whose message the exception line carries, else None (releases=False:
+    the runners' current code only, not release_refusals.py)."""
     m = _MESSAGE.search(line)
     if m is None:
         return None
     msg = " ".join(m.group(1).split())
-    for piece, rx, runner, path in _table():
+    for piece, rx, runner, path in _table(releases):
         if piece in msg and rx.match(msg):
             return runner, path
     return None
