@@ -2359,9 +2359,15 @@ SIGNATURES: tuple[Signature, ...] = (
           # default) you MUST specify `skip_on_failure=True`. Note that `@root_validator` is deprecated and should be
           # replaced with `@model_validator`.`)
           r"PydanticUserError: [^\n]*(?:`\w+` is removed[.,;]? use `|\bis deprecated and should be replaced with `|"
-          r"MUST specify `skip_on_failure=True`)"),
+          r"MUST specify `skip_on_failure=True`)",
+          # e-gen8 (issue 26): pydantic 2's BaseModel API (pydantic/main.py at v2.0.0: model_dump, model_dump_json,
+          # model_validate, model_validate_json, model_copy, model_json_schema, model_construct, model_fields_set;
+          # pydantic 1 spells them dict/json/parse_obj/parse_raw/copy/schema/construct/__fields_set__) called on a
+          # model while pydantic 1 is installed
+          r"AttributeError: (?:'\w+' object|type object '\w+') has no attribute '(?:model_dump(?:_json)?|"
+          r"model_validate(?:_json)?|model_copy|model_json_schema|model_construct|model_fields_set)'"),
          ("cannot import name", "No module named", "unexpected keyword argument", "PydanticImportError",
-          "PydanticUserError")),
+          "PydanticUserError", "has no attribute 'model_")),
     # integrator (session 13): an OpenMMLab registry (mmengine/registry/registry.py _register_module: `raise
     # KeyError(f'{name} is already registered in {self.name} at {existed_module.__module__}')`, mmcv's the same
     # without ` at`) refusing a name a newer library now registers first - torch 2.5 added torch.optim.Adafactor,

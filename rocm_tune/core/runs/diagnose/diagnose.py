@@ -1693,7 +1693,9 @@ def _exception_rules(h: Hit, texts: Sequence[str] = ()) -> tuple[str, str] | Non
     else from what its message is about; a crash without a message on a ROCm stack is the GPU runtime's."""
     frames = _last_frames(h.pre[-6000:])
     text = "\n".join(f"{p} {fn}" for p, fn in frames) + "\n" + h.text
-    refused = _runner_refusal(h.text) or _swift_raise(h.text, (h.pre, *texts))
+    # e-gen8: the older releases' refusals after ms-swift's own raises (ms-swift copies TRL's checks word for word)
+    refused = _runner_refusal(h.text, releases=False) or _swift_raise(h.text, (h.pre, *texts)) or \
+        _runner_refusal(h.text)
     if refused is not None:
         return refused
     for rx, family, fix in cat.SHADOWING_RULES:    # a module of the user's taken for the package: before the borders
@@ -1782,15 +1784,19 @@ def _embedding_index_family(h: Hit) -> tuple[str, str] | None:
 
 
 _RELEASE_NAMED = re.compile(r"\d+\.\d+|\bversion\b|\b(?:upgrade|update|downgrade)\b", re.I)
+# e-gen8: a runner's check saying the key (or value) the message opens with was retired, never two keys set together
+_KEY_RETIRED = re.compile(r"^\s*(?:(?:Support for|The) )?[\w.\-*=:'\"`()\[\] ]{1,80}? (?:is|are|has been|have been|was) "
+                          r"(?:deprecated|removed|no longer (?:valid|supported))\b(?!.*\b(?:both|together|combined)\b)",
+                          re.I)
 
 
-def _runner_refusal(line: str) -> tuple[str, str] | None:
+def _runner_refusal(line: str, releases: bool = True) -> tuple[str, str] | None:
     """e-src (issue 26): an exception whose message is one a runner raises while checking its arguments (refusals.py,
     from the runners' source): the run's settings, unless its words state a version requirement or a package to
     install (the message rules for those decide) or are about the tokenizer/template, whatever frames the log shows
     of it — before the frame rules, which read the words of a message (`data_collator`, `safetensors`) as the data
     or the download."""
-    got = refusals.refusal_of(line)
+    got = refusals.refusal_of(line, releases)
     if got is None:
         return None
     runner, path = got
@@ -1805,6 +1811,14 @@ def _runner_refusal(line: str) -> tuple[str, str] | None:
             continue
         if family in ("version_check", "missing_package", "tokenizer_template") and rx.search(msg):
             return family, fix
+    if _KEY_RETIRED.search(msg):
+        # e-gen8: FAMILIES.md, keys renamed between releases stay version_check: the check names a key/value the
+        # installed release retired (`--batch-size argument is no longer valid, use --micro-batch-size instead`,
+        # `push_to_hub_model_id is deprecated. Please use hub_model_id instead.`, `Support for kto_pair has been
+        # removed in DPOTrainer`), not two settings set together
+        return "version_check", (f"{runner} retired the setting the message names ({path}): the config was written "
+                                 "for an older release; use the spelling the message gives (or the release the recipe "
+                                 "was written for)")
     return "config_error", (f"{runner} refused the run's arguments while checking them ({path}): change the setting "
                             "the message names (or the combination of settings it rejects)")
 
@@ -2289,6 +2303,7 @@ def _refine(r: Diagnosis, diags: list[Diagnosis], root: int, cfg: ConfigInfo | N
     """Numbers and fixes that need the whole picture (cascades, the config)."""
     _refine_by_code(r, cfg, levers_on or set(), texts or ())
     _refine_versions(r, texts or ())
+    _refine_component_path(r)
     _refine_hang_notes(r, diags, cfg)
     _refine_platform(r, texts or ())
     _refine_kernel_platform(r, texts or ())
@@ -2822,6 +2837,17 @@ def _runtime_version_reading(r: Diagnosis, blob: str) -> tuple[str, str] | None:
 _NAMED_REMOVAL_CODES = ("import-name-mismatch", "python-exception", "extension-abi-mismatch")
 
 
+def _refine_component_path(r: Diagnosis) -> None:
+    """e-gen8: torchtune refusing a config's `_component_` path (name_skew.component_name, from its release tags):
+    version_check naming the releases that have the name, the settings (misspelt) when no release has it."""
+    if r.family not in ("config_error", "unknown") or r.code not in ("config-rejected", "python-exception"):
+        return
+    got = name_skew.component_name("\n".join([r.first.text, r.first.context or ""]))
+    if got is not None:
+        r.family = "version_check" if got[0] else "config_error"
+        r.title, r.fix = got[1], got[2]
+
+
 def _refine_versions(r: Diagnosis, texts: Sequence[str]) -> None:
     """A root another family's rule read becomes version_check when the log shows it is two releases' mismatch."""
     blob = "\n".join(texts)
@@ -2853,7 +2879,7 @@ def _refine_versions(r: Diagnosis, texts: Sequence[str]) -> None:
         _refusal_is_configuration(r, rd)
     elif r.family == "version_check" and r.code in _NAMED_REMOVAL_CODES and not (rd is not None and rd.runner) and \
             (named := name_skew.removed_name(exception_hit(r).text) or
-             name_skew.release_name(exception_hit(r).text)) is not None:
+             name_skew.release_name(exception_hit(r).text) or name_skew.added_kwarg(exception_hit(r).text)) is not None:
         r.title, r.fix = named      # e-skew2: which release removed the name, and what replaced it
     elif r.family == "version_check" and r.code in _NAMED_REMOVAL_CODES and \
             (said := patched_forward.reading(r.first.context or r.first.text, r.first.pre, blob)) is not None:

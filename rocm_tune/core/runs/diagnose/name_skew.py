@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from rocm_tune.profiles.removed_names import PYTHON_REMOVED_MODULES, REMOVED_NAMES
+from rocm_tune.profiles.removed_names import ADDED_KWARGS, PYTHON_REMOVED_MODULES, REMOVED_NAMES
 
 _IMPORT = re.compile(r"cannot import name '(\w+)' from '([\w.]+)'|module '([\w.]+)' has no attribute '(\w+)'|"
                      r"No module named '([\w.]+)'")
@@ -36,6 +36,22 @@ def removed_name(line: str) -> tuple[str, str] | None:
                 f"{lib} than the one installed",
                 f"the installed {lib}'s replacement: {instead}; or install {lib} {last} (or the release of the "
                 "calling package made for the installed one)")
+    return None
+
+
+def added_kwarg(line: str) -> tuple[str, str] | None:
+    """(title, fix) when the line fails on a keyword a library added in a later release than the one installed
+    (profiles/removed_names.py ADDED_KWARGS): the calling code was written for the newer release."""
+    kw = _KWARG.search(line)
+    if kw is None:
+        return None
+    callee = (kw.group(1) or "").split(".")[-1]
+    for lib, rx, name, first, _src in ADDED_KWARGS:
+        if kw.group(2) == name and callee and re.fullmatch(rx, callee):
+            return (f"{callee}() takes {name}= from {lib} {first} on: the calling code was written for a newer "
+                    f"{lib} than the one installed",
+                    f"install {lib} >= {first} built for the installed torch/ROCm (on ROCm the fork's build must be "
+                    f"that recent too), or the release of the calling package made for the installed {lib}")
     return None
 
 
@@ -82,3 +98,50 @@ def release_name(line: str) -> tuple[str, str] | None:
                 f"{lib} than the one installed", f"install {lib} <= {last} (`pip install '{lib}<={last}'`), or the "
                 f"release of the calling code made for the installed {lib} (its changelog names the replacement)")
     return None
+
+
+# e-gen8: torchtune's config/_utils.py _get_component_from_path refusing a `_component_` path: 0.1-0.6 spell
+# `Error loading '<path>':\n<repr of the ImportError/AttributeError>\nAre you sure that '<part>' is ...`, later
+# releases `Module '<module>' has no attribute '<name>'.` / `Could not import module '<module>': ...`
+_COMPONENT = re.compile(r"InstantiationError: (?:Error loading '(torchtune(?:\.\w+)+)':(?=[^\n]*\n[^\n]*(?:Module"
+                        r"NotFoundError|AttributeError|ImportError)\()|Module '(torchtune(?:\.\w+)*)' has no attribute "
+                        r"'(\w+)'|Could not import module '(torchtune(?:\.\w+)+)')")
+
+
+def _component_span(path: str) -> tuple[str, str, str] | None:
+    """(module, name, "FIRST..LAST") for the first part of a dotted torchtune path that a release's package has, the
+    deepest known package first; None when no package of the path is known."""
+    from rocm_tune.profiles.component_names import COMPONENT_NAMES   # generated: tools/build_component_names.py
+    parts = path.split(".")
+    for i in range(len(parts) - 1, 0, -1):
+        module, name = ".".join(parts[:i]), parts[i]
+        if module in COMPONENT_NAMES:
+            spans = {n: s for s, names in COMPONENT_NAMES[module].items() for n in names.split()}
+            return module, name, spans.get(name, "")
+    return None
+
+
+def component_name(text: str) -> tuple[bool, str, str] | None:
+    """(a release has it, title, fix) when torchtune refuses a config's `_component_` path: version_check when the
+    name is in some torchtune release (the recipe was written for that one), the run's settings when none has it."""
+    m = _COMPONENT.search(text)
+    if m is None:
+        return None
+    path = m.group(1) or m.group(4) or f"{m.group(2)}.{m.group(3)}"
+    got = _component_span(path)
+    if got is None:
+        return None
+    module, name, span = got
+    if not span:
+        return (False, f"no torchtune release has {module}.{name}: the config's _component_ path is misspelt",
+                f"correct the path in the config (the names {module} has are in its __init__.py / the recipe's "
+                "docs), or `tune cp` the installed release's config and edit that")
+    first, last = span.split("..")
+    when = f"{first} to {last}" if last != "main" else f"{first} and later" if first != "main" else \
+        "the repository's main only (after the last release)"
+    return (True, f"{module}.{name} is in torchtune {when}, not in the installed release: the config was written for "
+            "another torchtune release",
+            ("install torchtune from its repository (`pip install git+https://github.com/pytorch/torchtune`)"
+             if first == "main" else f"install a torchtune release that has it ({first}" +
+             (f" to {last})" if last != "main" else " or later)")) +
+            ", or `tune cp` the installed release's own config for the recipe")

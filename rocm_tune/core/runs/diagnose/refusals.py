@@ -1,7 +1,8 @@
 """The runners' own refusals of their arguments, recognised by their words (e-src, issue 26).
 
 rocm_tune/profiles/runner_refusals.py (made by tools/build_runner_refusals.py from the source of ms-swift 2.x-4.x,
-LLaMA-Factory, transformers' TrainingArguments/Trainer, TRL's configs and trainers, accelerate and DeepSpeed) lists
+LLaMA-Factory, transformers' TrainingArguments/Trainer, TRL's configs and trainers, accelerate and DeepSpeed; and
+profiles/release_refusals.py, made by tools/build_release_refusals.py, the older releases' messages) lists
 each `raise ValueError/AssertionError/NotImplementedError/TypeError(msg)` and `assert cond, msg` of the code that
 checks the run's arguments, with a hole where the f-string, `.format` or `%` puts a value. `refusal_of(line)` answers
 (runner, file) when an exception line's message is one of them in any spelling the code produces — also when the
@@ -34,26 +35,31 @@ def _pattern(template: str) -> tuple[str, re.Pattern] | None:
     return " ".join(longest.split()), re.compile(rx)
 
 
-@lru_cache(maxsize=1)
-def _table() -> tuple[tuple[str, re.Pattern, str, str], ...]:
+@lru_cache(maxsize=2)
+def _table(releases: bool = True) -> tuple[tuple[str, re.Pattern, str, str], ...]:
     # ~200 KB of messages: imported on the first exception line only, not when explain or attach is imported
+    from rocm_tune.profiles.release_refusals import RELEASE_REFUSALS
     from rocm_tune.profiles.runner_refusals import REFUSALS
 
+    # e-gen8: then the older releases' refusals the current code no longer raises, cited at the tag they were read at
+    rows = [*((r, p, t) for r, p, _f, _e, t in REFUSALS), *((r, f"{p}@{tag.split('@')[0]}", t)
+                                                           for r, p, _f, _e, t, tag in RELEASE_REFUSALS if releases)]
     out = []
-    for runner, path, _fn, _exc, template in REFUSALS:
+    for runner, path, template in rows:
         got = _pattern(template)
         if got is not None:
             out.append((got[0], got[1], runner, path))
     return tuple(out)
 
 
-def refusal_of(line: str) -> tuple[str, str] | None:
-    """(runner, file) of the argument check whose message the exception line carries, else None."""
+def refusal_of(line: str, releases: bool = True) -> tuple[str, str] | None:
+    """(runner, file) of the argument check whose message the exception line carries, else None (releases=False:
+    the runners' current code only, not release_refusals.py)."""
     m = _MESSAGE.search(line)
     if m is None:
         return None
     msg = " ".join(m.group(1).split())
-    for piece, rx, runner, path in _table():
+    for piece, rx, runner, path in _table(releases):
         if piece in msg and rx.match(msg):
             return runner, path
     return None
