@@ -492,19 +492,21 @@ def _resident(model, cfg: TrainConfig, regime: Regime, training: _Training, weig
     world = cfg.world_size
     if cfg.zero_stage == 0:
         grads = training.count * regime.trainable_bytes
-        comm = 0.0
-        if world > 1:
+        comm, transient = 0.0, 0.0
+        optimizer = _optimizer_state(model, cfg, training.count, regime.trainable_bytes)
+        if cfg.deepspeed:
+            # no DDP under DeepSpeed: its engine reduces, its fp16/bf16 wrapper keeps what runners/deepspeed.stage0 says
+            z0 = ds.stage0(cfg, trainable=training.count, largest=training.largest,
+                           fp32_state=_optimizer_state(model, cfg, training.count, 4), native_state=optimizer,
+                           grad_bytes=regime.trainable_bytes)
+            optimizer, transient = z0.optimizer, z0.step_transient
+            notes.append(z0.note)
+        elif world > 1:
             comm = grads  # DDP reducer buckets: a flat copy of every gradient
             notes.append("DDP: the reducer keeps gradient buckets as large as all gradients together")
-        optimizer = _optimizer_state(model, cfg, training.count, regime.trainable_bytes)
-        if cfg.deepspeed and regime.trainable_bytes < 4:
-            # DeepSpeed's fp16/bf16 optimizer at ZeRO-0 steps an fp32 master copy with fp32 moments
-            # (runtime/fp16/fused_optimizer.py fp32_groups_flat, runtime/bf16_optimizer.py)
-            optimizer = _optimizer_state(model, cfg, training.count, 4) + training.count * 4.0
-            notes.append("DeepSpeed ZeRO-0 with 16-bit weights: an fp32 master copy and fp32 optimizer state")
         return _Resident(weights=weights.frozen + weights.trainable + weights.reference, gradients=grads,
                          optimizer=optimizer,
-                         comm=comm, cpu_offload=0.0, zero_step_transient=0.0, shard_grads=1, shard_params=1,
+                         comm=comm, cpu_offload=0.0, zero_step_transient=transient, shard_grads=1, shard_params=1,
                          grad_bytes=regime.trainable_bytes)
     zero = ds.allocations(model, cfg, regime, trainable=training.count, largest_trainable=training.largest,
                           frozen_bytes=weights.frozen, reference_bytes=weights.reference,
@@ -871,7 +873,8 @@ def _foreach_adam(cfg: TrainConfig, training: _Training, regime: Regime, residen
     """The AdamW step's square-root temporary (TrainConfig.adam_sqrt_temp), in the moments' dtype (the trainable
     weights'), where every rank steps whole parameters (DDP, one GPU; ZeRO-1/2's is in runners/deepspeed.py
     zero12_step)."""
-    if not cfg.adam_sqrt_temp or cfg.optim != "adamw" or cfg.zero_stage != 0 or resident.shard_grads != 1:
+    if not cfg.adam_sqrt_temp or cfg.optim != "adamw" or cfg.zero_stage != 0 or resident.shard_grads != 1 \
+            or cfg.deepspeed:      # DeepSpeed ZeRO-0: counted in runners/deepspeed.stage0
         return 0.0
     return float((training.count if cfg.adam_sqrt_temp == "foreach" else training.largest) * regime.trainable_bytes)
 
@@ -959,7 +962,7 @@ def communicator_bytes(cfg: TrainConfig, gpu=None) -> tuple[int, str | None]:
     profile (the interconnect decides the size); None: PCIe assumed."""
     if cfg.world_size <= 1:
         return 0, None
-    n = 2 if cfg.zero_stage else 1
+    n = 2 if cfg.zero_stage or cfg.deepspeed else 1   # ZeRO-0 too: engine.py groups._get_data_parallel_group()
     ic = str(getattr(gpu, "interconnect", "") or "").lower().replace("no nvlink", "")
     if ("nvlink4" in ic or "nvlink5" in ic) and "bridge" not in ic:
         per, kind = COMM_NVLS, "NVSwitch with NVLS"
