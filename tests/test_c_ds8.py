@@ -62,3 +62,17 @@ def test_cli_reads_a_stage0_json_as_deepspeed_not_ddp(tmp_path):
     assert out["understood"]["zero_stage"] == 0 and out["understood"]["deepspeed"] is True
     assert any("BF16_Optimizer" in n for n in out["notes"])
     assert not any(n.startswith("DDP: the reducer") for n in out["notes"])
+
+
+def test_zero0_runs_the_module_in_the_json_16bit_dtype():
+    # LLaMA-Factory keeps full fine-tuning's trainable weights in fp32; DeepSpeed's engine casts the module to bf16
+    # (engine.py _configure_distributed_model) at stage 0 as at ZeRO-1..3: weights and gradients 2 B, no autocast copies
+    model = load_model("qwen2.5-7b")
+    plain = estimate(model, _cfg(gpus=1, runner="llamafactory"))
+    ds0 = estimate(model, _cfg(gpus=1, runner="llamafactory", deepspeed=True))
+    z1 = estimate(model, _cfg(gpus=1, runner="llamafactory", zero_stage=1))
+    t = ds0.params_trainable
+    assert plain.per_gpu.trainable_weights_bytes == 4 * t
+    assert ds0.per_gpu.trainable_weights_bytes == z1.per_gpu.trainable_weights_bytes == 2 * t
+    assert ds0.per_gpu.gradients_bytes == 2 * t
+    assert ds0.per_gpu.autocast_copies_bytes == 0 < plain.per_gpu.autocast_copies_bytes

@@ -487,27 +487,43 @@ class _Resident:
     grad_bytes: int              # bytes per gradient element
 
 
+def _ds_casts_module(cfg: TrainConfig) -> bool:
+    """DeepSpeed runs the module in the JSON's 16-bit dtype (engine.py _configure_distributed_model: module.half() /
+    module.bfloat16()) at every ZeRO stage, stage 0 included."""
+    return cfg.precision in ("bf16", "fp16") and (cfg.zero_stage >= 1 or cfg.deepspeed)
+
+
+def _ds_frozen(cfg: TrainConfig, regime: Regime, frozen: float) -> float:
+    """Frozen (and reference) weights once DeepSpeed has cast the module: fp32 ones halve (a 4-bit base stays)."""
+    return frozen / 2 if regime.frozen_bytes == 4 and cfg.method != "qlora" else frozen
+
+
 def _resident(model, cfg: TrainConfig, regime: Regime, training: _Training, weights: _Weights,
               notes: list[str]) -> _Resident:
     world = cfg.world_size
     if cfg.zero_stage == 0:
-        grads = training.count * regime.trainable_bytes
+        grad_bytes = regime.trainable_bytes
+        held = weights.frozen + weights.trainable + weights.reference
+        if _ds_casts_module(cfg):
+            # engine.py _configure_distributed_model: module.half() / module.bfloat16() at every stage
+            grad_bytes = 2
+            held = _ds_frozen(cfg, regime, weights.frozen + weights.reference) + training.count * 2.0
+        grads = training.count * grad_bytes
         comm, transient = 0.0, 0.0
-        optimizer = _optimizer_state(model, cfg, training.count, regime.trainable_bytes)
+        optimizer = _optimizer_state(model, cfg, training.count, grad_bytes)
         if cfg.deepspeed:
             # no DDP under DeepSpeed: its engine reduces, its fp16/bf16 wrapper keeps what runners/deepspeed.stage0 says
             z0 = ds.stage0(cfg, trainable=training.count, largest=training.largest,
                            fp32_state=_optimizer_state(model, cfg, training.count, 4), native_state=optimizer,
-                           grad_bytes=regime.trainable_bytes)
+                           grad_bytes=grad_bytes)
             optimizer, transient = z0.optimizer, z0.step_transient
             notes.append(z0.note)
         elif world > 1:
             comm = grads  # DDP reducer buckets: a flat copy of every gradient
             notes.append("DDP: the reducer keeps gradient buckets as large as all gradients together")
-        return _Resident(weights=weights.frozen + weights.trainable + weights.reference, gradients=grads,
-                         optimizer=optimizer,
+        return _Resident(weights=held, gradients=grads, optimizer=optimizer,
                          comm=comm, cpu_offload=0.0, zero_step_transient=transient, shard_grads=1, shard_params=1,
-                         grad_bytes=regime.trainable_bytes)
+                         grad_bytes=grad_bytes)
     zero = ds.allocations(model, cfg, regime, trainable=training.count, largest_trainable=training.largest,
                           frozen_bytes=weights.frozen, reference_bytes=weights.reference,
                           optimizer_fp32_state=_optimizer_state(model, cfg, training.count, 4))
@@ -769,7 +785,7 @@ def _trained_head(model, cfg: TrainConfig) -> int:
 
 def _autocast_copies(model, cfg: TrainConfig, regime: Regime, training: _Training) -> _AutocastCopies:
     head = _trained_head(model, cfg)
-    if not (regime.autocast and regime.trainable_bytes == 4) or cfg.zero_stage >= 1:
+    if not (regime.autocast and regime.trainable_bytes == 4) or _ds_casts_module(cfg):
         # no autocast, weights already 16-bit, or DeepSpeed runs the 16-bit module itself
         return _AutocastCopies(0.0, 0.0, 0.0, head * 2 if regime.mixed else 0.0)
     trained_layers = sum(training.layer_trains) if not cfg.is_lora else 0
@@ -1032,9 +1048,8 @@ def estimate(model, cfg: TrainConfig, gpu=None, *, prefetch_bucket: int | None =
     frozen_here = 0.0
     if cfg.offload != "all":
         frozen_here = (weights.frozen + weights.reference) / resident.shard_params
-        if cfg.zero_stage >= 1 and cfg.precision in ("bf16", "fp16") and regime.frozen_bytes == 4 \
-                and cfg.method != "qlora":
-            frozen_here /= 2   # DeepSpeed casts the module to its 16-bit dtype
+        if _ds_casts_module(cfg):
+            frozen_here = _ds_frozen(cfg, regime, frozen_here)   # DeepSpeed casts the module to its 16-bit dtype
     per_gpu = PerGpuMemory(
         weights_bytes=_round(resident.weights + (vis.weights if vis else 0)),
         frozen_weights_bytes=_round(frozen_here + (vis.weights if vis and not vis.gradients else 0)),
