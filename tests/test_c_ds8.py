@@ -76,3 +76,16 @@ def test_zero0_runs_the_module_in_the_json_16bit_dtype():
     assert ds0.per_gpu.trainable_weights_bytes == z1.per_gpu.trainable_weights_bytes == 2 * t
     assert ds0.per_gpu.gradients_bytes == 2 * t
     assert ds0.per_gpu.autocast_copies_bytes == 0 < plain.per_gpu.autocast_copies_bytes
+
+
+def test_zero1_step_keeps_only_the_rank_partition_of_the_gradients():
+    # stage_1_and_2.py step(): free_grad_in_param_list(params_not_in_partition) before the partition is flattened and
+    # cast to fp32: at a short sequence the peak is the end of backward (every 16-bit gradient), not full gradients
+    # plus the step's partition temporaries
+    model = load_model("qwen2.5-7b")
+    est = estimate(model, _cfg(zero_stage=1, cutoff_len=128))
+    t, world = est.params_trainable, 8
+    g = est.per_gpu
+    beyond = g.peak_allocated_bytes - g.weights_bytes - g.optimizer_bytes - g.comm_buffers_bytes
+    partition = t / world
+    assert abs(beyond - 2 * t) < 0.01 * t < partition * (2 + 4)

@@ -880,9 +880,22 @@ def _step_peak(model, cfg: TrainConfig, regime: Regime, training: _Training, res
     all_grads = grads_after + (embed_grad if params.lm_head else 0)
     phases.append(all_grads + (0 if params.lm_head else 2 * embed_grad))
     # optimizer step: Adafactor's temporaries, or DeepSpeed's flattened + fp32 gradient partition
-    phases.append(all_grads + _optimizer_transient(model, cfg) + resident.zero_step_transient
-                  + _foreach_adam(cfg, training, regime, resident))
+    phases.append(_zero1_step_grads(model, cfg, all_grads, phases) + _optimizer_transient(model, cfg)
+                  + resident.zero_step_transient + _foreach_adam(cfg, training, regime, resident))
     return max(phases), all_grads
+
+
+def _zero1_step_grads(model, cfg: TrainConfig, all_grads: float, phases: list[float]) -> float:
+    """Gradients alive in the optimizer step. ZeRO-1 keeps every gradient through backward and the reduction, but
+    its step() frees those outside the rank's partition before it flattens the partition (stage_1_and_2.py step:
+    free_grad_in_param_list(self.params_not_in_partition[i]), v0.9-v0.18): 1/W of them remain. fp16's overflow check
+    runs before that, on all of them (appended to `phases`)."""
+    if cfg.zero_stage != 1 or cfg.offload != "none":
+        return all_grads
+    z12 = ds.zero12_step(model, cfg, ds_optimizer_block=False)
+    if z12 is not None and z12.overflow_check:
+        phases.append(all_grads + z12.overflow_check)
+    return all_grads / max(1, cfg.world_size)
 
 
 def _foreach_adam(cfg: TrainConfig, training: _Training, regime: Regime, resident: _Resident) -> float:
