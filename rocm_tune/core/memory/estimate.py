@@ -489,25 +489,43 @@ class _Resident:
     grad_bytes: int              # bytes per gradient element
 
 
+def _ds_casts_module(cfg: TrainConfig) -> bool:
+    """DeepSpeed runs the module in the JSON's 16-bit dtype (engine.py _configure_distributed_model: module.half() /
+    module.bfloat16()) at every ZeRO stage, stage 0 included."""
+    return cfg.precision in ("bf16", "fp16") and (cfg.zero_stage >= 1 or cfg.deepspeed)
+
+
+def _ds_frozen(cfg: TrainConfig, regime: Regime, frozen: float) -> float:
+    """Frozen (and reference) weights once DeepSpeed has cast the module: fp32 ones halve (a 4-bit base stays)."""
+    return frozen / 2 if regime.frozen_bytes == 4 and cfg.method != "qlora" else frozen
+
+
 def _resident(model, cfg: TrainConfig, regime: Regime, training: _Training, weights: _Weights,
               notes: list[str]) -> _Resident:
     world = cfg.world_size
     if cfg.zero_stage == 0:
-        grads = training.count * regime.trainable_bytes
-        comm = 0.0
-        if world > 1:
+        grad_bytes = regime.trainable_bytes
+        held = weights.frozen + weights.trainable + weights.reference
+        if _ds_casts_module(cfg):
+            # engine.py _configure_distributed_model: module.half() / module.bfloat16() at every stage
+            grad_bytes = 2
+            held = _ds_frozen(cfg, regime, weights.frozen + weights.reference) + training.count * 2.0
+        grads = training.count * grad_bytes
+        comm, transient = 0.0, 0.0
+        optimizer = _optimizer_state(model, cfg, training.count, grad_bytes)
+        if cfg.deepspeed:
+            # no DDP under DeepSpeed: its engine reduces, its fp16/bf16 wrapper keeps what runners/deepspeed.stage0 says
+            z0 = ds.stage0(cfg, trainable=training.count, largest=training.largest,
+                           fp32_state=_optimizer_state(model, cfg, training.count, 4), native_state=optimizer,
+                           grad_bytes=grad_bytes)
+            optimizer, transient = z0.optimizer, z0.step_transient
+            notes.append(z0.note)
+        elif world > 1:
             comm = grads  # DDP reducer buckets: a flat copy of every gradient
             notes.append("DDP: the reducer keeps gradient buckets as large as all gradients together")
-        optimizer = _optimizer_state(model, cfg, training.count, regime.trainable_bytes)
-        if cfg.deepspeed and regime.trainable_bytes < 4:
-            # DeepSpeed's fp16/bf16 optimizer at ZeRO-0 steps an fp32 master copy with fp32 moments
-            # (runtime/fp16/fused_optimizer.py fp32_groups_flat, runtime/bf16_optimizer.py)
-            optimizer = _optimizer_state(model, cfg, training.count, 4) + training.count * 4.0
-            notes.append("DeepSpeed ZeRO-0 with 16-bit weights: an fp32 master copy and fp32 optimizer state")
-        return _Resident(weights=weights.frozen + weights.trainable + weights.reference, gradients=grads,
-                         optimizer=optimizer,
-                         comm=comm, cpu_offload=0.0, zero_step_transient=0.0, shard_grads=1, shard_params=1,
-                         grad_bytes=regime.trainable_bytes)
+        return _Resident(weights=held, gradients=grads, optimizer=optimizer,
+                         comm=comm, cpu_offload=0.0, zero_step_transient=transient, shard_grads=1, shard_params=1,
+                         grad_bytes=grad_bytes)
     zero = ds.allocations(model, cfg, regime, trainable=training.count, largest_trainable=training.largest,
                           frozen_bytes=weights.frozen, reference_bytes=weights.reference,
                           optimizer_fp32_state=_optimizer_state(model, cfg, training.count, 4))
@@ -770,7 +788,7 @@ def _trained_head(model, cfg: TrainConfig) -> int:
 def _autocast_copies(model, cfg: TrainConfig, regime: Regime, training: _Training,
                      sharded: bool = False) -> _AutocastCopies:
     head = _trained_head(model, cfg)
-    if not (regime.autocast and regime.trainable_bytes == 4) or cfg.zero_stage >= 1 or sharded:
+    if not (regime.autocast and regime.trainable_bytes == 4) or _ds_casts_module(cfg) or sharded:
         # no autocast, weights already 16-bit, or DeepSpeed runs the 16-bit module itself; a fully sharded data
         # parallel (`sharded`: torch FSDP's MixedPrecision / FSDP2's MixedPrecisionPolicy param_dtype, Megatron's
         # 16-bit module) all-gathers each unit already in the 16-bit dtype, so autocast finds no fp32 weight to cast
@@ -868,16 +886,30 @@ def _step_peak(model, cfg: TrainConfig, regime: Regime, training: _Training, res
     all_grads = grads_after + (embed_grad if params.lm_head else 0)
     phases.append(all_grads + (0 if params.lm_head else 2 * embed_grad))
     # optimizer step: Adafactor's temporaries, or DeepSpeed's flattened + fp32 gradient partition
-    phases.append(all_grads + _optimizer_transient(model, cfg) + resident.zero_step_transient
-                  + _foreach_adam(cfg, training, regime, resident))
+    phases.append(_zero1_step_grads(model, cfg, all_grads, phases) + _optimizer_transient(model, cfg)
+                  + resident.zero_step_transient + _foreach_adam(cfg, training, regime, resident))
     return max(phases), all_grads
+
+
+def _zero1_step_grads(model, cfg: TrainConfig, all_grads: float, phases: list[float]) -> float:
+    """Gradients alive in the optimizer step. ZeRO-1 keeps every gradient through backward and the reduction, but
+    its step() frees those outside the rank's partition before it flattens the partition (stage_1_and_2.py step:
+    free_grad_in_param_list(self.params_not_in_partition[i]), v0.9-v0.18): 1/W of them remain. fp16's overflow check
+    runs before that, on all of them (appended to `phases`)."""
+    if cfg.zero_stage != 1 or cfg.offload != "none":
+        return all_grads
+    z12 = ds.zero12_step(model, cfg, ds_optimizer_block=False)
+    if z12 is not None and z12.overflow_check:
+        phases.append(all_grads + z12.overflow_check)
+    return all_grads / max(1, cfg.world_size)
 
 
 def _foreach_adam(cfg: TrainConfig, training: _Training, regime: Regime, resident: _Resident) -> float:
     """The AdamW step's square-root temporary (TrainConfig.adam_sqrt_temp), in the moments' dtype (the trainable
     weights'), where every rank steps whole parameters (DDP, one GPU; ZeRO-1/2's is in runners/deepspeed.py
     zero12_step)."""
-    if not cfg.adam_sqrt_temp or cfg.optim != "adamw" or cfg.zero_stage != 0 or resident.shard_grads != 1:
+    if not cfg.adam_sqrt_temp or cfg.optim != "adamw" or cfg.zero_stage != 0 or resident.shard_grads != 1 \
+            or cfg.deepspeed:      # DeepSpeed ZeRO-0: counted in runners/deepspeed.stage0
         return 0.0
     return float((training.count if cfg.adam_sqrt_temp == "foreach" else training.largest) * regime.trainable_bytes)
 
@@ -965,7 +997,7 @@ def communicator_bytes(cfg: TrainConfig, gpu=None) -> tuple[int, str | None]:
     profile (the interconnect decides the size); None: PCIe assumed."""
     if cfg.world_size <= 1:
         return 0, None
-    n = 2 if cfg.zero_stage else 1
+    n = 2 if cfg.zero_stage or cfg.deepspeed else 1   # ZeRO-0 too: engine.py groups._get_data_parallel_group()
     ic = str(getattr(gpu, "interconnect", "") or "").lower().replace("no nvlink", "")
     if ("nvlink4" in ic or "nvlink5" in ic) and "bridge" not in ic:
         per, kind = COMM_NVLS, "NVSwitch with NVLS"
@@ -1035,9 +1067,8 @@ def estimate(model, cfg: TrainConfig, gpu=None, *, prefetch_bucket: int | None =
     frozen_here = 0.0
     if cfg.offload != "all":
         frozen_here = (weights.frozen + weights.reference) / resident.shard_params
-        if cfg.zero_stage >= 1 and cfg.precision in ("bf16", "fp16") and regime.frozen_bytes == 4 \
-                and cfg.method != "qlora":
-            frozen_here /= 2   # DeepSpeed casts the module to its 16-bit dtype
+        if _ds_casts_module(cfg):
+            frozen_here = _ds_frozen(cfg, regime, frozen_here)   # DeepSpeed casts the module to its 16-bit dtype
     per_gpu = PerGpuMemory(
         weights_bytes=_round(resident.weights + (vis.weights if vis else 0)),
         frozen_weights_bytes=_round(frozen_here + (vis.weights if vis and not vis.gradients else 0)),

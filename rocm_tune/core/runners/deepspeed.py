@@ -161,6 +161,70 @@ def allocations(model, cfg, regime, *, trainable: int, largest_trainable: int, f
 
 
 # ----------------------------------------------------------------------------------------------------
+# ZeRO stage 0 (a DeepSpeed JSON without ZeRO): no torch DDP. The engine reduces the gradients itself
+# (engine.py allreduce_gradients -> buffered_allreduce_fallback -> allreduce_no_retain: flattened buckets of
+# MEMORY_OPT_ALLREDUCE_SIZE = 5e8 elements, a transient copy after backward; a single flat tensor flattens to a
+# view). The wrapper around the optimizer, read in v0.9.0 .. v0.18.0 engine.py _do_optimizer_sanity_check /
+# get_data_types and the wrappers:
+# * bf16, v0.9-v0.17: get_data_types makes grad_accum_dtype fp32 without ZeRO -> BF16_Optimizer
+#   (bf16_optimizer.py _setup_for_real_optimizer): fp32 gradient accumulators of EVERY trainable element
+#   (fp32_groups_gradients_flat = zeros_like(bf16_groups_flat, dtype=grad_acc_dtype)) beside the module's bf16
+#   gradients, and an fp32 master copy of this rank's 1/W PARTITION only (fp32_groups_flat_partition), the
+#   optimizer stepping that partition (its state 1/W too). The allreduce reduces the flat fp32 buffers in place.
+# * fp16 (and bf16 from v0.18, where grad_accum_dtype defaults to the model's dtype -> DDP_BFLOAT16):
+#   _configure_fp16_optimizer: FP16_UnfusedOptimizer for the HF Trainer's torch AdamW (fp32_groups = p.clone().
+#   float(), full), FP16_Optimizer for FusedAdam (fp32_groups_flat, full); step() makes the fp32 gradients of every
+#   element (grad.to(fp32) per parameter, or the list plus its flattened copy): 8 B x trainable at the step.
+# * fp32 (no fp16/bf16 block): no wrapper, the client optimizer steps the module's own fp32 parameters.
+# ----------------------------------------------------------------------------------------------------
+
+MEMORY_OPT_ALLREDUCE_SIZE = 500_000_000    # engine.py: allreduce_gradients(bucket_size=MEMORY_OPT_ALLREDUCE_SIZE)
+STAGE0_FACT = Fact(
+    "ZeRO-0: the engine's own bucketed allreduce (no DDP reducer); bf16 -> BF16_Optimizer (fp32 gradient "
+    "accumulators of all, fp32 master + state of a 1/W partition), fp16 -> FP16_(Unfused)Optimizer (full fp32 "
+    "master + state, fp32 gradients at the step)",
+    f"{REPO}:deepspeed/runtime/engine.py (get_data_types, _do_optimizer_sanity_check, allreduce_no_retain), "
+    "runtime/bf16_optimizer.py, runtime/fp16/unfused_optimizer.py", "v0.14.0")
+
+
+@dataclass(frozen=True)
+class Stage0:
+    """Per-rank bytes of DeepSpeed at ZeRO stage 0 beside the module and its (module-dtype) gradients."""
+
+    optimizer: float          # fp32 master + optimizer state + BF16_Optimizer's fp32 gradient accumulators
+    step_transient: float     # the step's fp32 gradients / AdamW temporary, or the allreduce bucket's copy
+    note: str
+
+
+def stage0(cfg, *, trainable: int, largest: int, fp32_state: float, native_state: float,
+           grad_bytes: int) -> Stage0:
+    """DeepSpeed ZeRO-0 as the engine and its optimizer wrapper allocate it (above). `fp32_state`: the optimizer's
+    state over fp32 weights; `native_state`: over the module's own; `grad_bytes`: the module's gradient dtype."""
+    world = max(1, int(cfg.world_size))
+    t = float(trainable)
+    foreach = cfg.optim == "adamw" and cfg.adam_sqrt_temp == "foreach"
+    # the allreduce copies the per-parameter gradients into buckets of at most 5e8 (+ one tensor) elements
+    bucket = min(t, MEMORY_OPT_ALLREDUCE_SIZE + float(largest)) * grad_bytes if world > 1 else 0.0
+    if cfg.precision == "bf16":
+        part = t / world
+        # the Trainer's two parameter groups (decay / no decay) flatten together while both are under 5e8
+        flat_copy = t * 4 if world > 1 and cfg.method == "full" and t <= MEMORY_OPT_ALLREDUCE_SIZE else 0.0
+        return Stage0(optimizer=t * 4 + part * 4 + fp32_state / world,
+                      step_transient=max(flat_copy, part * 4 if foreach else 0.0),
+                      note=f"DeepSpeed ZeRO-0 bf16 (BF16_Optimizer, v0.9-v0.17): fp32 gradient accumulators of all "
+                           f"{t / 1e6:.0f}M trainable, fp32 master and optimizer state of a 1/{world} partition; "
+                           f"the engine's own allreduce, no DDP reducer (v0.18+ runs bf16 as fp16 below: full fp32 "
+                           f"master and state)")
+    if cfg.precision == "fp16":
+        return Stage0(optimizer=t * 4 + fp32_state, step_transient=max(bucket, t * 8),
+                      note="DeepSpeed ZeRO-0 fp16 (FP16_Optimizer / FP16_UnfusedOptimizer): full fp32 master and "
+                           "optimizer state; the step's fp32 gradients (8 B x trainable); no DDP reducer")
+    return Stage0(optimizer=native_state, step_transient=max(bucket, t * grad_bytes if foreach else 0.0),
+                  note="DeepSpeed ZeRO-0 without fp16/bf16: the client optimizer on the module's weights; the "
+                       "engine's allreduce copies gradients into 5e8-element buckets (no DDP reducer)")
+
+
+# ----------------------------------------------------------------------------------------------------
 # ZeRO-3 terms the steady-state `allocations()` above does not count (additive: `estimate` adds them to the step
 # and uses the reserved factor, so the planner and `check` count them alike). From ../shared/knowledge/zero3-memory.md sections 2.3-2.5 and runners.md "ZeRO-3 on a rank",
 # read in DeepSpeed at COMMIT (0.15.3 where the reports ran it):
