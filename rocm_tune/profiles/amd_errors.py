@@ -195,3 +195,12 @@ CLR_PLATFORM_LAUNCH_FAILURES: tuple[str, ...] = ("Pcie atomics not enabled, host
 # creation failed."), clr rocdevice.cpp acquireQueue ("Device::acquireQueue: hsa_queue_create failed!")
 QUEUE_CREATE_FAILURES: tuple[str, ...] = ("Queue create failed at hsaKmtCreateQueue", "Internal queue creation failed",
                                           "hsa_queue_create failed")
+
+# e-amd8 (issue 26): the kernel's TTM memory manager (drivers/gpu/drm/ttm/ttm_bo.c ttm_bo_evict, pr_fmt "[TTM] ";
+# ROCm/ROCK-Kernel-Driver@a2a237689490080f765533ad0dba3491b231b96d): a buffer object could not be moved out of VRAM
+# because no memory domain it may go to (GTT / system) had room: `Failed to find memory space for buffer 0x%p
+# eviction` (then ttm_bo_mem_space_debug's `No space for ...` / `placement[%d]=...`), or the move itself failed
+# (`Buffer eviction failed`). The GPU's memory domains are exhausted (gpu_oom); on APUs both the VRAM carve-out and
+# the GTT share of system RAM are full
+TTM_EVICTION_FAILURES = (r"(?:\[TTM\] )?Failed to find memory space for buffer (?:0x)?[0-9a-fA-F]+ eviction",
+                         r"\[TTM\] Buffer eviction failed")

@@ -822,6 +822,8 @@ SIGNATURES: tuple[Signature, ...] = (
           # (amdgpu_cs.c amdgpu_cs_ioctl: amdgpu_cs_parser_bos -ENOMEM -> DRM_ERROR/drm_err "Not enough memory for
           # command submission!"; Mesa's radv repeats it for Vulkan back-ends): on APUs the GTT/UMA share is exhausted
           r"(?:amdgpu|radv)\S*.{0,80}Not enough memory for command submission",
+          # e-amd8: the kernel's TTM could not evict a buffer out of VRAM for want of room anywhere (amd_errors.py)
+          *_amd.TTM_EVICTION_FAILURES,
           # PyTorch creates its cuBLAS/hipBLAS handle lazily (CublasHandlePool.cpp): with the GPU full the create
           # call fails as NOT_INITIALIZED; cuDNN's own allocation failure
           r"(?:CU|HIP)BLAS_STATUS_NOT_INITIALIZED when calling `?(?:cu|hip)blas(?:Lt)?Create\(handle\)",
@@ -841,7 +843,7 @@ SIGNATURES: tuple[Signature, ...] = (
           r"(?i:cublas(?:lt)? (?:runtime )?error) ?: " + _CUBLAS_ALLOC_TEXT),
          ("out of memory", "OutOfMemoryError", "rror:", " error(", "Out of memory error on", "rror :", "RROR:", "Free memory on device", "hipErrorOutOfMemory", "ALLOC_FAILED", "memory_error",
           "MemoryAllocation", "OUT_OF_MEMORY", "AllocFailed", "OUT_OF_RESOURCES", "Available Free mem",
-          "command submission",
+          "command submission", "eviction",
           "No available memory", "KV cache", "from device", "HIP_ERROR_OutOfMemory", "OOM when allocating",
           "Failed to CUDA", "Test HIP failure", "hipError_t(",
           *_amd.CLR_DEVICE_ALLOC_LOGS, "bytes from device",
@@ -1157,7 +1159,10 @@ SIGNATURES: tuple[Signature, ...] = (
           r"NCCL WARN .{0,120}(?:Cuda|Hip|HIP) failure (?:\d+ )?'(?!out of memory)(?!" + _HIP_CORE_FAIL + r"')", r"Gloo connectFullMesh failed",
           r"hipIpc\w+(?: failed| -> ?[1-9])", r"IPC memory creation failed", r"Failed to create memory for IPC",
           r"No usable listening interface found",
+          # (e-amd8: nor `Call to posix_fallocate failed : No space left on device`, the full /dev/shm of
+          # nccl-shm-exhausted)
           r"NCCL WARN (?!NET/Plugin)(?!.*librccl-net)(?!.*Missing \")(?!.*/dev/shm/)(?!.*shared memory segment)"
+          r"(?!.*" + _cc.SHM_ALLOCATE_FAILED + r")"
           r"(?!.*(?:Cuda|Hip|HIP) failure (?:\d+ )?'" + _HIP_CORE_FAIL + r"')"
           r".{0,200}\b(?:failed|[Ee]rror)\b",
           # e-src (issue 26): not c++'s `terminate called after throwing an instance of 'c10::DistBackendError'`:
@@ -2817,12 +2822,15 @@ SIGNATURES: tuple[Signature, ...] = (
           r"allocate memory|Bus error)",
           # e-hip4 (issue 26): shmutils.cc's other WARNs of a segment that could not be made or mapped for want of
           # room (`Error: failed to create shared memory file /dev/shm/nccl-XXXXXX, error No space left on device
-          # (28)`, `Error: Could not map /dev/shm/nccl-XXXXXX size N, error: Cannot allocate memory (12)`). Not
-          # NCCL 2.3-2.6's `Call to posix_fallocate failed` (transport/shm.h SYSCHECK): the explain baseline reads it as
-          # the shm transport's (NCCL_SHM_DISABLE), it stays nccl-error
+          # (28)`, `Error: Could not map /dev/shm/nccl-XXXXXX size N, error: Cannot allocate memory (12)`).
           r"failed to create shared memory file /dev/shm/\S+,? error:? (?:No space left|Cannot allocate memory)",
-          r"Could not map /dev/shm/\S+ size \d+, error: (?:No space left|Cannot allocate memory|Bus error)"),
-         ("/dev/shm", "shared memory segment", "shmutils"),
+          r"Could not map /dev/shm/\S+ size \d+, error: (?:No space left|Cannot allocate memory|Bus error)",
+          # e-amd8 (issue 26): the same segment in NCCL 2.3-2.11 / RCCL (include/shm.h shmSetup and RCCL's
+          # src/clique/ShmObject.h shmSetupExclusive: SYSCHECK(shm_allocate(fd, size), "posix_fallocate"), whose
+          # SYSCHECKVAL (src/include/checks.h) WARNs `Call to posix_fallocate failed : <strerror>`): ENOSPC / ENOMEM
+          # is the tmpfs behind /dev/shm full (profiles/collective_causes.py SHM_ALLOCATE_FAILED)
+          _cc.SHM_ALLOCATE_FAILED),
+         ("/dev/shm", "shared memory segment", "shmutils", "posix_fallocate"),
          sources=("NVIDIA NCCL troubleshooting guide, 'Shared memory' (failed to extend /dev/shm/nccl-03v824 to 4194660 "
                   "bytes)", "pytorch/torchtitan#853 (Error while creating shared memory segment /dev/shm/nccl-1YsMbG "
                   "(size 7340384))", "NVIDIA/nccl src/misc/shmutils.cc (2.12+) and src/transport/shm.cc (2.7-2.11): "
