@@ -178,7 +178,18 @@ AMDSMI_ACCESS_STATUSES: tuple[str, ...] = ("NO_PERM", "FILE_ERROR")
 # rocdevice.cpp createMemory ("Couldn't allocate memory on device!"). Not "Allocation failed : Pinned Memory" (host
 # pinned memory) nor "Memory allocation has failed!" (a host `new` of a program object)
 CLR_DEVICE_ALLOC_LOGS: tuple[str, ...] = ("Allocation failed : Device memory", "Can't allocate memory size - 0x",
-                                          "Couldn't allocate memory on device!")
+                                          "Couldn't allocate memory on device!",
+                                          # e-amd8: rocdevice.cpp deviceLocalAlloc, hsa_amd_memory_pool_allocate of
+                                          # the GPU's own pool failed (clr@f9f995c6d0aecec28debd3db0f41df0c15ec003d)
+                                          "Fail allocation local memory")
+# e-amd8 (issue 26): the same logs for HOST memory the runtime could not get (host_ram_oom), clr@f9f995c6d0aecec2:
+# hipamd/src/hip_memory.cpp ihipMalloc with a host-device flag (hipHostMalloc / hipMallocManaged on the host)
+# `Allocation failed : Pinned Memory, size :%zu`; rocclr/device/rocm/rocdevice.cpp hostAlloc / hostAgentAlloc
+# (hsa_amd_memory_pool_allocate of the system pool) `Fail allocation host memory with err %d`; rocclr/platform/
+# memory.cpp `Cannot allocate Host Memory` (with or without ` Buffer`). Page-locked RAM: the host's RAM or its
+# locked-memory limit (ulimit -l) ran out, not the GPU's
+CLR_HOST_ALLOC_LOGS: tuple[str, ...] = ("Allocation failed : Pinned Memory", "Fail allocation host memory with err",
+                                        "Cannot allocate Host Memory")
 
 # ROCR-Runtime libhsakmt (the KFD thunk; printed with HSAKMT_DEBUG_LEVEL>=3): memory.c hsaKmtAllocMemory's VRAM
 # allocation that failed ("[%s] failed to allocate %lu bytes from device": gpu_oom); topology.c refusing a GPU it has
