@@ -215,3 +215,10 @@ QUEUE_CREATE_FAILURES: tuple[str, ...] = ("Queue create failed at hsaKmtCreateQu
 # the GTT share of system RAM are full
 TTM_EVICTION_FAILURES = (r"(?:\[TTM\] )?Failed to find memory space for buffer (?:0x)?[0-9a-fA-F]+ eviction",
                          r"\[TTM\] Buffer eviction failed")
+# the kernel's page allocator refusing the pages of a GPU buffer: mm/page_alloc.c warn_alloc prints `<comm>: page
+# allocation failure: order:%u, mode:...` and the allocating call trace, whose frame under __alloc_pages is TTM's
+# ttm_pool_alloc_page (drivers/gpu/drm/ttm/ttm_pool.c, ROCm/ROCK-Kernel-Driver@7e154696356cd6db21b4bd7b338a194b9b0c7eb2:
+# ttm_pool_alloc -> ttm_pool_alloc_page -> alloc_pages; order 0 is the only order it lets warn, so the trace means
+# not even single pages were left for the buffer). The GPU buffer's backing (GTT; all of an APU's GPU memory) could
+# not be allocated: a failed device allocation (gpu_oom). The frame as `dump_stack` prints it: `name+0xoff/0xlen [ttm]`
+TTM_POOL_ALLOC_FRAME = r"\bttm_pool_alloc_page\+0x[0-9a-f]+/0x[0-9a-f]+ \[ttm\]"

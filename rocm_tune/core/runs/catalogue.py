@@ -823,7 +823,7 @@ SIGNATURES: tuple[Signature, ...] = (
           # command submission!"; Mesa's radv repeats it for Vulkan back-ends): on APUs the GTT/UMA share is exhausted
           r"(?:amdgpu|radv)\S*.{0,80}Not enough memory for command submission",
           # e-amd8: the kernel's TTM could not evict a buffer out of VRAM for want of room anywhere (amd_errors.py)
-          *_amd.TTM_EVICTION_FAILURES,
+          *_amd.TTM_EVICTION_FAILURES, _amd.TTM_POOL_ALLOC_FRAME,
           # PyTorch creates its cuBLAS/hipBLAS handle lazily (CublasHandlePool.cpp): with the GPU full the create
           # call fails as NOT_INITIALIZED; cuDNN's own allocation failure
           r"(?:CU|HIP)BLAS_STATUS_NOT_INITIALIZED when calling `?(?:cu|hip)blas(?:Lt)?Create\(handle\)",
@@ -843,7 +843,7 @@ SIGNATURES: tuple[Signature, ...] = (
           r"(?i:cublas(?:lt)? (?:runtime )?error) ?: " + _CUBLAS_ALLOC_TEXT),
          ("out of memory", "OutOfMemoryError", "rror:", " error(", "Out of memory error on", "rror :", "RROR:", "Free memory on device", "hipErrorOutOfMemory", "ALLOC_FAILED", "memory_error",
           "MemoryAllocation", "OUT_OF_MEMORY", "AllocFailed", "OUT_OF_RESOURCES", "Available Free mem",
-          "command submission", "eviction",
+          "command submission", "eviction", "ttm_pool_alloc_page",
           "No available memory", "KV cache", "from device", "HIP_ERROR_OutOfMemory", "OOM when allocating",
           "Failed to CUDA", "Test HIP failure", "hipError_t(",
           *_amd.CLR_DEVICE_ALLOC_LOGS, "bytes from device",
@@ -1542,8 +1542,13 @@ SIGNATURES: tuple[Signature, ...] = (
           # hipblaslt/ library dir), which rocBLAS falls back from (hipblaslt-unsupported)
           r"^(?!.*(?:blaslt error|hipblaslt[/\\])).*?(?:Cannot read|Could not load|cannot open) .{0,300}?TensileLibrary",
           r"^(?!.*(?:blaslt error|hipblaslt[/\\])).*?TensileLibrary\S*\.(?:dat|yaml)\S*: No such file",
-          r"rocBLAS error:.{0,80}(?:GPU arch|gfx\w+)"),
-         ("TensileLibrary", "Tensile host", "rocBLAS error"),
+          r"rocBLAS error:.{0,80}(?:GPU arch|gfx\w+)",
+          # e-amd8 (issue 26): rocBLAS' Tensile loader finding no code object for this GPU's processor in its library
+          # dir (ROCm/rocBLAS@af09a29ff278bbb9f2b37437037937fd978a3676 library/src/tensile_host.cpp: glob of
+          # `<dir>/*<gfx>*co` returned GLOB_NOMATCH -> `rocBLAS warning: No paths matched %s. Make sure that
+          # ROCBLAS_TENSILE_LIBPATH is set correctly.`): no GEMM kernels for the card
+          r"rocBLAS warning: No paths matched \S*co\. Make sure (?:that )?ROCBLAS_TENSILE_LIBPATH"),
+         ("TensileLibrary", "Tensile host", "rocBLAS error", "rocBLAS warning: No paths matched"),
          sources=("ROCm/rocBLAS#1339, ROCm/legacy-rocm-build#3015 (rocBLAS error: Cannot read "
                   "/opt/rocm/lib/rocblas/library/TensileLibrary.dat: No such file or directory for GPU arch : "
                   "gfx1036)",)),
