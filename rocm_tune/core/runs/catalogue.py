@@ -967,7 +967,8 @@ SIGNATURES: tuple[Signature, ...] = (
           # Cannot allocate memory`, strace's `openat(..."/dev/kfd"...) = -1 ENOMEM`): no usable GPU (no-gpu-visible)
           # e-host: nor NCCL/RCCL's shared-memory segment a peer could not map (nccl-shm-exhausted names it)
           # e-hip4: nor shmutils.cc's `Could not map /dev/shm/nccl-XXXXXX size N, error: Cannot allocate memory`
-          r"^(?!.*shared memory segment)(?!.*/dev/shm/nccl-).*?(?<!/dev/kfd read-write: )(?<!O_RDWR\|O_CLOEXEC\) = -1 ENOMEM \()"
+          # e-amd8: nor NCCL/RCCL's `Call to posix_fallocate failed : Cannot allocate memory` (nccl-shm-exhausted)
+          r"^(?!.*shared memory segment)(?!.*/dev/shm/nccl-)(?!.*posix_fallocate failed).*?(?<!/dev/kfd read-write: )(?<!O_RDWR\|O_CLOEXEC\) = -1 ENOMEM \()"
           r"Cannot allocate memory",
           r"Unable to allocate [\d.]+ [KMGTP]i?B for an array",
           # Windows: committing more virtual memory than RAM + page file (WinError 1455); Arrow's allocator
