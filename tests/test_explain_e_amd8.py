@@ -129,3 +129,18 @@ def test_cli_json_names_the_shm_cause(tmp_path):
     out = json.loads(p.stdout)
     assert out["status"] == "failed" and out["answer"] == "host_ram_oom"
     assert out["root"]["family"] == "host_ram_oom" and out["root"]["code"] == "nccl-shm-exhausted"
+
+
+# ---- ROCR runtime.cpp Runtime::Acquire: hsa_init returns OUT_OF_RESOURCES whenever the runtime cannot load (no GPU)
+def test_hsa_init_out_of_resources_is_no_usable_gpu_not_memory(tmp_path):
+    text = ("$ python bench.py\nException: Failed to load HSA runtime: hsa_init failed: "
+            "HSA_STATUS_ERROR_OUT_OF_RESOURCES\n")
+    r = _root(tmp_path, text)
+    assert (r.family, r.code) == ("hip_error", "no-gpu-visible")
+
+
+def test_a_queue_aborting_with_out_of_resources_stays_gpu_memory(tmp_path):
+    text = (NOISE + ":0:rocdevice.cpp            :2881: 2174401938 us: [pid:1234  tid:0x7f] Callback: Queue 0x7f00 "
+            "aborting with error : HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate the necessary "
+            "resources. code: 0x1008\nAborted (core dumped)\n")
+    assert _root(tmp_path, text).family == "gpu_oom"

@@ -808,7 +808,8 @@ SIGNATURES: tuple[Signature, ...] = (
           # e-amd: the HIP runtime's own log of a device allocation that failed (AMD_LOG_LEVEL>=1; profiles/amd_errors.py)
           _alt(_amd.CLR_DEVICE_ALLOC_LOGS), _amd.HSAKMT_DEVICE_ALLOC,
           # r4-hw: not rocminfo's `Call returned HSA_STATUS_ERROR_OUT_OF_RESOURCES` (no usable device: no-gpu-visible)
-          r"(?<!Call returned )HSA_STATUS_ERROR_OUT_OF_RESOURCES",
+          # e-amd8: nor hsa_init's own OUT_OF_RESOURCES (the runtime did not start: no-gpu-visible)
+          r"^(?!.*\bhsa_init\b).*?(?<!Call returned )HSA_STATUS_ERROR_OUT_OF_RESOURCES",
           r"No available memory for the cache blocks",
           r"larger than the maximum number of tokens that can be stored in KV cache",
           r"Available Free mem ?: ?0 MB",
@@ -1595,6 +1596,11 @@ SIGNATURES: tuple[Signature, ...] = (
           r"rocdevice\.cpp\s*:\s*\d+\s*:.{0,80}\bhsa_init failed",
           r"runtime\.cpp\s*:\s*\d+\s*:.{0,80}\bRuntime initialization failed",
           r"hipInit: Returned hipError(?!Success)\w+",
+          # e-amd8 (issue 26): any program's report of hsa_init itself failing with OUT_OF_RESOURCES: ROCR's
+          # Runtime::Acquire (ROCm/ROCR-Runtime@c7785a6da1c10c25bc8d527c00b1fe79bfbd84c9 runtime/hsa-runtime/core/
+          # runtime/runtime.cpp) returns it whenever Load() fails, and clr's rocdevice.cpp says so ("If there are no GPUs
+          # available, hsa_init will fail with HSA_STATUS_ERROR_OUT_OF_RESOURCES"): no usable GPU, not memory
+          r"\bhsa_init\b.{0,120}HSA_STATUS_ERROR_OUT_OF_RESOURCES",
           # e-amd (issue 26): AMD SMI's FILE_ERROR / NO_PERM moved to gpu-device-permission (e-relabel)
           ),
          ("GPUs are available", "Found no NVIDIA driver", "not compiled with CUDA", "hipErrorNoDevice",
