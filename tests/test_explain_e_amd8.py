@@ -144,3 +144,18 @@ def test_a_queue_aborting_with_out_of_resources_stays_gpu_memory(tmp_path):
             "aborting with error : HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate the necessary "
             "resources. code: 0x1008\nAborted (core dumped)\n")
     assert _root(tmp_path, text).family == "gpu_oom"
+
+
+# ---- the KFD (amdkfd kfd_device.c, kfd_device_queue_manager.c) in dmesg
+def test_kfd_skipping_a_gpu_without_pcie_atomics_is_the_runtime_platform(tmp_path):
+    text = ("$ python -c 'import torch; print(torch.cuda.is_available())'\nFalse\n$ sudo dmesg | grep kfd\n"
+            "[    1.114805] kfd kfd: amdgpu: skipped device 1002:73bf, PCI rejects atomics 730<0\n")
+    assert _root(tmp_path, text).family == "hip_error"
+
+
+def test_kfd_queue_preemption_timeout_is_a_gpu_hang(tmp_path):
+    text = (NOISE + "Aborted (core dumped)\n$ sudo dmesg | tail -3\n"
+            "[ 4974.837675] amdgpu: qcm fence wait loop timeout expired\n"
+            "[ 4974.837676] amdgpu: The cp might be in an unrecoverable state due to an unsuccessful queues preemption\n")
+    r = _root(tmp_path, text)
+    assert (r.family, r.code) == ("hip_error", "gpu-hang")

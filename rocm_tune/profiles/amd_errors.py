@@ -222,3 +222,15 @@ TTM_EVICTION_FAILURES = (r"(?:\[TTM\] )?Failed to find memory space for buffer (
 # not even single pages were left for the buffer). The GPU buffer's backing (GTT; all of an APU's GPU memory) could
 # not be allocated: a failed device allocation (gpu_oom). The frame as `dump_stack` prints it: `name+0xoff/0xlen [ttm]`
 TTM_POOL_ALLOC_FRAME = r"\bttm_pool_alloc_page\+0x[0-9a-f]+/0x[0-9a-f]+ \[ttm\]"
+
+# e-amd8 (issue 26): the KFD (the kernel driver's compute side) refusing a GPU whose PCIe path lacks atomics, so ROCm
+# has no device to run on: drivers/gpu/drm/amd/amdkfd/kfd_device.c (ROCm/ROCK-Kernel-Driver@a77e7ba6b89742d92fd440fc
+# 1e159f21dce0ea07, kgd2kfd_device_init: `skipped device %x:%x, PCI rejects atomics %d<%d`; older kernels without
+# the numbers). hip_error: the platform (slot, riser, CPU), not the program
+KFD_PCIE_ATOMICS_REFUSED = r"skipped device [0-9a-fA-F]{4}:[0-9a-fA-F]{4}, PCI rejects atomics"
+# the KFD's hardware scheduler not answering a queue preemption (a hung GPU queue; a GPU reset follows):
+# drivers/gpu/drm/amd/amdkfd/kfd_device_queue_manager.c (ROCm/ROCK-Kernel-Driver@babafe7b2a5c3c134745c1b8bb9899ebd5
+# 6b9e8d: amdkfd_fence_wait_timeout `qcm fence wait loop timeout expired`, unmap_queues_cpsch / execute_queues_cpsch
+# `The cp might be in an unrecoverable state due to an unsuccessful queues preemption`)
+KFD_PREEMPTION_HANGS: tuple[str, ...] = ("qcm fence wait loop timeout expired",
+                                         "might be in an unrecoverable state due to an unsuccessful queues preemption")

@@ -1688,8 +1688,11 @@ SIGNATURES: tuple[Signature, ...] = (
           # command", "SMU: I'm debugging!", "SMU: response:0x%08X for index:%d param:0x%08X message:%s?"): firmware
           # or driver of this GPU, seen before the hangs and resets above
           r"amdgpu.{0,80}SMU: (?:I'm not done with your previous command|I'm very busy for your command|"
-          r"I'm debugging!|response:0x[0-9A-Fa-f]+ for index)"),
-         ("HW Exception", "amdgpu", "Memory access fault", "hipError", "HIP error", "Triton Error"),
+          r"I'm debugging!|response:0x[0-9A-Fa-f]+ for index)",
+          # e-amd8 (issue 26): the KFD's queue preemption timing out (profiles/amd_errors.py KFD_PREEMPTION_HANGS)
+          _alt(_amd.KFD_PREEMPTION_HANGS)),
+         ("HW Exception", "amdgpu", "Memory access fault", "hipError", "HIP error", "Triton Error", "qcm fence",
+          "unrecoverable state"),
          sources=("ROCm/clr hipamd/src/hip_error.cpp (hipErrorECCNotCorrectable: uncorrectable ECC error encountered)", "ROCm/ROCR-Runtime core/runtime/"
                   "runtime.cpp (Memory access fault ... Reason: DRAM ECC failure / Generic hang recovery; HW Exception "
                   "... reason :ECC)",
@@ -2015,6 +2018,7 @@ SIGNATURES: tuple[Signature, ...] = (
           # e-amd: the runtime refusing a launch or a GPU for the platform (profiles/amd_errors.py: clr rocvirtual.cpp
           # hostcall without PCIe atomics; libhsakmt topology.c's unsupported device ID)
           _alt(_amd.CLR_PLATFORM_LAUNCH_FAILURES), _amd.HSAKMT_UNSUPPORTED_GPU, _alt(_amd.QUEUE_CREATE_FAILURES),
+          _amd.KFD_PCIE_ATOMICS_REFUSED,   # e-amd8: the KFD skipping a GPU without PCIe atomics
           # e-new17: PaddlePaddle's enforce.h for any other HIP status (` Hip error(1), invalid argument.`, DTK's own
           # texts too); out of memory, a missing kernel, no device and the device index are read by their signatures
           r"\bHip error\((?!(?:" + "|".join(_pd.HIP_ALLOC_NUMBERS + _pd.HIP_NO_KERNEL_NUMBERS + _pd.HIP_DEVICE_NUMBERS)
@@ -2024,7 +2028,7 @@ SIGNATURES: tuple[Signature, ...] = (
           " error: ", "HIPBLAS_STATUS_", "HIPBLASLT_STATUS_", "hipError_t(", "hipSuccess (", "HIP_ERROR_",
           "ROCm error: ", "error: '", "Test HIP failure", " failure ", "hostcall", "not supported in libhsakmt",
           "Queue create failed", "queue creation failed", "hsa_queue_create failed", "HIP Function Failed",
-          "HIP runtime error: "),
+          "HIP runtime error: ", "PCI rejects atomics"),
          sources=("ROCm/ROCm-docker issues (HSA_STATUS_ERROR_OUT_OF_RESOURCES)",
                   "ROCm/clr hipamd/src/hip_error.cpp (hipGetErrorString texts)",
                   "ggml-org/llama.cpp ggml/src/ggml-cuda/common.cuh ggml_cuda_error (GGML_CUDA_NAME \" error: %s\")",
