@@ -159,3 +159,11 @@ def test_kfd_queue_preemption_timeout_is_a_gpu_hang(tmp_path):
             "[ 4974.837676] amdgpu: The cp might be in an unrecoverable state due to an unsuccessful queues preemption\n")
     r = _root(tmp_path, text)
     assert (r.family, r.code) == ("hip_error", "gpu-hang")
+
+
+# ---- flash-attention's CK backend (csrc/flash_attn_ck/mha_*.cpp): the fmha dispatcher had no kernel for the call
+@pytest.mark.parametrize("op", ["fmha_fwd", "fmha_bwd", "fmha_fwd_splitkv"])
+def test_ck_fmha_dispatcher_refusal_is_the_attention_kernels(tmp_path, op):
+    text = NOISE + TB + f"RuntimeError: invalid argument for {op}\n"
+    r = _root(tmp_path, text)
+    assert (r.family, r.code) == ("flash_attn_error", "amd-attention-refused")
