@@ -167,3 +167,10 @@ def test_ck_fmha_dispatcher_refusal_is_the_attention_kernels(tmp_path, op):
     text = NOISE + TB + f"RuntimeError: invalid argument for {op}\n"
     r = _root(tmp_path, text)
     assert (r.family, r.code) == ("flash_attn_error", "amd-attention-refused")
+
+
+# ---- ROCr's GPU core dump (amd_core_dump.cpp), written only from its VM-fault and queue-error handlers
+def test_gpu_core_dump_line_alone_is_a_gpu_fault(tmp_path):
+    text = NOISE + "GPU core dump created: gpucore.4242\nAborted (core dumped)\n"
+    r = _root(tmp_path, text)
+    assert r.family == "hip_error"

@@ -234,3 +234,11 @@ KFD_PCIE_ATOMICS_REFUSED = r"skipped device [0-9a-fA-F]{4}:[0-9a-fA-F]{4}, PCI r
 # `The cp might be in an unrecoverable state due to an unsuccessful queues preemption`)
 KFD_PREEMPTION_HANGS: tuple[str, ...] = ("qcm fence wait loop timeout expired",
                                          "might be in an unrecoverable state due to an unsuccessful queues preemption")
+
+# e-amd8 (issue 26): the HSA runtime writing a GPU core dump, which it does only from its VM-fault handler
+# (runtime.cpp, after `Memory access fault by GPU node-...`) and its queue-error handler (amd_aql_queue.cpp: invalid
+# packet / ISA / dispatch, aperture violation, preemption, RAS, fatal halt): ROCm/ROCR-Runtime@c7785a6da1c10c25bc8d52
+# 7c00b1fe79bfbd84c9 runtime/hsa-runtime/libamdhsacode/amd_core_dump.cpp (`GPU core dump created: %s`, file prefix
+# `gpucore`; `Core limit file reached. GPU core dump created: %s`) and the handlers' `GPU core dump failed` / `GPU core
+# dump skipped because PC Sampling active`. A kernel faulted on the GPU (hip_error), also where a log kept only this line
+GPU_CORE_DUMP = r"\bGPU core dump (?:created: \S*gpucore|failed\b|skipped because PC Sampling active)"

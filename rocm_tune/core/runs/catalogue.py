@@ -2019,6 +2019,7 @@ SIGNATURES: tuple[Signature, ...] = (
           # hostcall without PCIe atomics; libhsakmt topology.c's unsupported device ID)
           _alt(_amd.CLR_PLATFORM_LAUNCH_FAILURES), _amd.HSAKMT_UNSUPPORTED_GPU, _alt(_amd.QUEUE_CREATE_FAILURES),
           _amd.KFD_PCIE_ATOMICS_REFUSED,   # e-amd8: the KFD skipping a GPU without PCIe atomics
+          _amd.GPU_CORE_DUMP,              # e-amd8: ROCr's GPU core dump after a GPU fault
           # e-new17: PaddlePaddle's enforce.h for any other HIP status (` Hip error(1), invalid argument.`, DTK's own
           # texts too); out of memory, a missing kernel, no device and the device index are read by their signatures
           r"\bHip error\((?!(?:" + "|".join(_pd.HIP_ALLOC_NUMBERS + _pd.HIP_NO_KERNEL_NUMBERS + _pd.HIP_DEVICE_NUMBERS)
@@ -2028,7 +2029,7 @@ SIGNATURES: tuple[Signature, ...] = (
           " error: ", "HIPBLAS_STATUS_", "HIPBLASLT_STATUS_", "hipError_t(", "hipSuccess (", "HIP_ERROR_",
           "ROCm error: ", "error: '", "Test HIP failure", " failure ", "hostcall", "not supported in libhsakmt",
           "Queue create failed", "queue creation failed", "hsa_queue_create failed", "HIP Function Failed",
-          "HIP runtime error: ", "PCI rejects atomics"),
+          "HIP runtime error: ", "PCI rejects atomics", "GPU core dump"),
          sources=("ROCm/ROCm-docker issues (HSA_STATUS_ERROR_OUT_OF_RESOURCES)",
                   "ROCm/clr hipamd/src/hip_error.cpp (hipGetErrorString texts)",
                   "ggml-org/llama.cpp ggml/src/ggml-cuda/common.cuh ggml_cuda_error (GGML_CUDA_NAME \" error: %s\")",
