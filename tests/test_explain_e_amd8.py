@@ -174,3 +174,11 @@ def test_gpu_core_dump_line_alone_is_a_gpu_fault(tmp_path):
     text = NOISE + "GPU core dump created: gpucore.4242\nAborted (core dumped)\n"
     r = _root(tmp_path, text)
     assert r.family == "hip_error"
+
+
+# ---- NCCL/RCCL's memory stack (src/misc/utils.cc): host malloc returned nothing, then abort()
+def test_rccl_memory_stack_malloc_null_is_host_memory(tmp_path):
+    text = (NOISE + "node1:77:90 [0] NCCL WARN misc/utils.cc:271 Unrecoverable error detected: malloc(size=1073741824) "
+            "returned null.\nAborted (core dumped)\n")
+    r = _root(tmp_path, text)
+    assert (r.family, r.code) == ("host_ram_oom", "host-alloc-failed")

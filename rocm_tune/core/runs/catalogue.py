@@ -991,12 +991,17 @@ SIGNATURES: tuple[Signature, ...] = (
           # bytes`, ncclCudaHostCalloc's `Failed to CUDA host alloc %ld bytes`): the communicator could not get host
           # RAM, whatever NCCL error the ranks raise after it
           r"NCCL WARN Failed to (?:malloc|CUDA host alloc|HIP host alloc) \d+ bytes",
+          # e-amd8: NCCL/RCCL's memory stack aborting when host malloc returned nothing (ROCm/rccl@0cbce2a7571c907554199f
+          # ad7e905f16ec0a565c src/misc/utils.cc ncclMemoryStackAllocInlineFail: `%s:%d Unrecoverable error detected:
+          # malloc(size=%llu) returned null.`, then abort())
+          r"Unrecoverable error detected: malloc\(size=\d+\) returned null",
           # e-amd8 (issue 26): the HIP runtime's own log (AMD_LOG_LEVEL>=1) of pinned host memory it could not get
           # (profiles/amd_errors.py CLR_HOST_ALLOC_LOGS), printed before the hipErrorOutOfMemory it returns
           _alt(_amd.CLR_HOST_ALLOC_LOGS)),
          ("cannot allocate memory for thread-local", "<jemalloc>", "WinError 1455", "os error 1455", "Unable to allocate", "DefaultCPUAllocator", "Errno 12", "bad_alloc", "MemoryError", "HostAlloc", "HostMalloc", "MallocHost",
           "Cannot allocate memory", "paging file", "ArrowMemoryError", "无法分配内存", "メモリを確保できません",
-          "Not enough memory resources", "memory allocation of", "Failed to ", *_amd.CLR_HOST_ALLOC_LOGS),
+          "Not enough memory resources", "memory allocation of", "Failed to ", *_amd.CLR_HOST_ALLOC_LOGS,
+          "returned null"),
          sources=("deepspeedai/DeepSpeed#3860 (RuntimeError: [enforce fail at alloc_cpu.cpp:75] err == 0. "
                   "DefaultCPUAllocator: can't allocate memory)",)),
     _sig("host-ram-nearly-full", "host_ram_oom", "warning", "weak", "host RAM nearly full (DeepSpeed memory report)",
