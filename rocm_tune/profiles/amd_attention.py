@@ -32,7 +32,12 @@ CK_FLASH_REFUSALS: tuple[str, ...] = (
     r"\bCK only supports head dimension at most \d+",
     r"FlashAttention only supports? fp16 and bf16 data type",
     r"bfloat16 is only supported on AMD MI\d+ GPUs",
+    # e-amd8 (issue 26): CK's fmha dispatcher found no kernel instance for this arch / dtype / head dim / mask and
+    # returned -1 (Dao-AILab/flash-attention@9eb63cbf835eef83b5bd08a59c02556ee2be270b csrc/flash_attn_ck/mha_fwd.cpp:
+    # `TORCH_CHECK(t >= 0, "invalid argument for fmha_fwd")`; mha_varlen_fwd.cpp, mha_bwd.cpp, mha_varlen_bwd.cpp the
+    # same for fmha_fwd_splitkv / fmha_bwd; AITER's mha_fwd/mha_bwd wrappers raise the same text)
+    r"\binvalid argument for fmha_(?:fwd|bwd)\w*",
 )
 # the literal keywords that let a line holding one of the texts above reach the regexes (the catalogue's prefilter)
 KEYWORDS: tuple[str, ...] = ("AOTriton", "ROCM does not support", "has not built CK", "FlashAttention only",
-                             "CK only supports", "only supported on AMD MI")
+                             "CK only supports", "only supported on AMD MI", "invalid argument for fmha_")

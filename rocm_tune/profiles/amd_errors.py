@@ -178,7 +178,18 @@ AMDSMI_ACCESS_STATUSES: tuple[str, ...] = ("NO_PERM", "FILE_ERROR")
 # rocdevice.cpp createMemory ("Couldn't allocate memory on device!"). Not "Allocation failed : Pinned Memory" (host
 # pinned memory) nor "Memory allocation has failed!" (a host `new` of a program object)
 CLR_DEVICE_ALLOC_LOGS: tuple[str, ...] = ("Allocation failed : Device memory", "Can't allocate memory size - 0x",
-                                          "Couldn't allocate memory on device!")
+                                          "Couldn't allocate memory on device!",
+                                          # e-amd8: rocdevice.cpp deviceLocalAlloc, hsa_amd_memory_pool_allocate of
+                                          # the GPU's own pool failed (clr@f9f995c6d0aecec28debd3db0f41df0c15ec003d)
+                                          "Fail allocation local memory")
+# e-amd8 (issue 26): the same logs for HOST memory the runtime could not get (host_ram_oom), clr@f9f995c6d0aecec2:
+# hipamd/src/hip_memory.cpp ihipMalloc with a host-device flag (hipHostMalloc / hipMallocManaged on the host)
+# `Allocation failed : Pinned Memory, size :%zu`; rocclr/device/rocm/rocdevice.cpp hostAlloc / hostAgentAlloc
+# (hsa_amd_memory_pool_allocate of the system pool) `Fail allocation host memory with err %d`; rocclr/platform/
+# memory.cpp `Cannot allocate Host Memory` (with or without ` Buffer`). Page-locked RAM: the host's RAM or its
+# locked-memory limit (ulimit -l) ran out, not the GPU's
+CLR_HOST_ALLOC_LOGS: tuple[str, ...] = ("Allocation failed : Pinned Memory", "Fail allocation host memory with err",
+                                        "Cannot allocate Host Memory")
 
 # ROCR-Runtime libhsakmt (the KFD thunk; printed with HSAKMT_DEBUG_LEVEL>=3): memory.c hsaKmtAllocMemory's VRAM
 # allocation that failed ("[%s] failed to allocate %lu bytes from device": gpu_oom); topology.c refusing a GPU it has
@@ -195,3 +206,39 @@ CLR_PLATFORM_LAUNCH_FAILURES: tuple[str, ...] = ("Pcie atomics not enabled, host
 # creation failed."), clr rocdevice.cpp acquireQueue ("Device::acquireQueue: hsa_queue_create failed!")
 QUEUE_CREATE_FAILURES: tuple[str, ...] = ("Queue create failed at hsaKmtCreateQueue", "Internal queue creation failed",
                                           "hsa_queue_create failed")
+
+# e-amd8 (issue 26): the kernel's TTM memory manager (drivers/gpu/drm/ttm/ttm_bo.c ttm_bo_evict, pr_fmt "[TTM] ";
+# ROCm/ROCK-Kernel-Driver@a2a237689490080f765533ad0dba3491b231b96d): a buffer object could not be moved out of VRAM
+# because no memory domain it may go to (GTT / system) had room: `Failed to find memory space for buffer 0x%p
+# eviction` (then ttm_bo_mem_space_debug's `No space for ...` / `placement[%d]=...`), or the move itself failed
+# (`Buffer eviction failed`). The GPU's memory domains are exhausted (gpu_oom); on APUs both the VRAM carve-out and
+# the GTT share of system RAM are full
+TTM_EVICTION_FAILURES = (r"(?:\[TTM\] )?Failed to find memory space for buffer (?:0x)?[0-9a-fA-F]+ eviction",
+                         r"\[TTM\] Buffer eviction failed")
+# the kernel's page allocator refusing the pages of a GPU buffer: mm/page_alloc.c warn_alloc prints `<comm>: page
+# allocation failure: order:%u, mode:...` and the allocating call trace, whose frame under __alloc_pages is TTM's
+# ttm_pool_alloc_page (drivers/gpu/drm/ttm/ttm_pool.c, ROCm/ROCK-Kernel-Driver@7e154696356cd6db21b4bd7b338a194b9b0c7eb2:
+# ttm_pool_alloc -> ttm_pool_alloc_page -> alloc_pages; order 0 is the only order it lets warn, so the trace means
+# not even single pages were left for the buffer). The GPU buffer's backing (GTT; all of an APU's GPU memory) could
+# not be allocated: a failed device allocation (gpu_oom). The frame as `dump_stack` prints it: `name+0xoff/0xlen [ttm]`
+TTM_POOL_ALLOC_FRAME = r"\bttm_pool_alloc_page\+0x[0-9a-f]+/0x[0-9a-f]+ \[ttm\]"
+
+# e-amd8 (issue 26): the KFD (the kernel driver's compute side) refusing a GPU whose PCIe path lacks atomics, so ROCm
+# has no device to run on: drivers/gpu/drm/amd/amdkfd/kfd_device.c (ROCm/ROCK-Kernel-Driver@a77e7ba6b89742d92fd440fc
+# 1e159f21dce0ea07, kgd2kfd_device_init: `skipped device %x:%x, PCI rejects atomics %d<%d`; older kernels without
+# the numbers). hip_error: the platform (slot, riser, CPU), not the program
+KFD_PCIE_ATOMICS_REFUSED = r"skipped device [0-9a-fA-F]{4}:[0-9a-fA-F]{4}, PCI rejects atomics"
+# the KFD's hardware scheduler not answering a queue preemption (a hung GPU queue; a GPU reset follows):
+# drivers/gpu/drm/amd/amdkfd/kfd_device_queue_manager.c (ROCm/ROCK-Kernel-Driver@babafe7b2a5c3c134745c1b8bb9899ebd5
+# 6b9e8d: amdkfd_fence_wait_timeout `qcm fence wait loop timeout expired`, unmap_queues_cpsch / execute_queues_cpsch
+# `The cp might be in an unrecoverable state due to an unsuccessful queues preemption`)
+KFD_PREEMPTION_HANGS: tuple[str, ...] = ("qcm fence wait loop timeout expired",
+                                         "might be in an unrecoverable state due to an unsuccessful queues preemption")
+
+# e-amd8 (issue 26): the HSA runtime writing a GPU core dump, which it does only from its VM-fault handler
+# (runtime.cpp, after `Memory access fault by GPU node-...`) and its queue-error handler (amd_aql_queue.cpp: invalid
+# packet / ISA / dispatch, aperture violation, preemption, RAS, fatal halt): ROCm/ROCR-Runtime@c7785a6da1c10c25bc8d52
+# 7c00b1fe79bfbd84c9 runtime/hsa-runtime/libamdhsacode/amd_core_dump.cpp (`GPU core dump created: %s`, file prefix
+# `gpucore`; `Core limit file reached. GPU core dump created: %s`) and the handlers' `GPU core dump failed` / `GPU core
+# dump skipped because PC Sampling active`. A kernel faulted on the GPU (hip_error), also where a log kept only this line
+GPU_CORE_DUMP = r"\bGPU core dump (?:created: \S*gpucore|failed\b|skipped because PC Sampling active)"

@@ -56,9 +56,14 @@ SDPA_OWNER = "PyTorch's fused SDPA"
 OWNER_SOURCES = (
     # not CK's fmha sources alone: AITER and MIOpen bundle the same composable_kernel (aiter's asm_fmha_*_v3 kernels
     # failing are AITER's, hip_error)
+    # e-amd8: also a flash-attn source tree named after the package, as pip/sdist unpack it (`flash_attn-2.7.4.post1/
+    # csrc/composable_kernel/...`, pip's `/tmp/pip-install-*/flash-attn_<hash>/csrc/...`)
     ("flash-attn", r"flash[-_]attention[/\\](?:csrc|third_party)[/\\]|csrc[/\\]flash_attn(?:_ck)?[/\\]|"
-                   r"flash_attn_ck\b"),
-    ("xformers", r"xformers[/\\]csrc[/\\]"),
+                   r"flash_attn_ck\b|[/\\]flash[-_]attn[-_][\w.]+[/\\]csrc[/\\]"),
+    # e-amd8: xformers' ROCm build compiles its fmha kernels against its own composable_kernel submodule
+    # (facebookresearch/xformers@038444aa .gitmodules: third_party/composable_kernel_tiled), so CK's HIP_CHECK_ERROR
+    # names a header under it (`.../xformers/third_party/composable_kernel_tiled/include/ck_tile/host/...`)
+    ("xformers", r"xformers[/\\]csrc[/\\]|[/\\]third_party[/\\]composable_kernel_tiled[/\\]"),
 )
 # frames passed over on the way from the error to the code that launched the kernel: torch's dispatch (autograd
 # Function.apply, _ops.py, nn.Module's call), Triton's launcher and JIT, Python's own machinery

@@ -34,6 +34,15 @@ Sources (read, not guessed), one spelling a line:
 
 from __future__ import annotations
 
+# e-amd8 (issue 26): the shared-memory segment of the intra-node transport could not be sized because the tmpfs behind
+# /dev/shm is full (FAMILIES.md amended rule "host memory vs collectives": more /dev/shm is the fix -> host_ram_oom).
+# ROCm/rccl@0cbce2a7571c907554199fad7e905f16ec0a565c src/include/checks.h SYSCHECKVAL: `WARN("Call to " name " failed
+# : %s", strerror(errno))`, called as SYSCHECK(shm_allocate(*fd, shmsize), "posix_fallocate") by
+# src/clique/ShmObject.h shmSetupExclusive (and by include/shm.h shmSetup in NCCL/RCCL 2.3-2.11, before shmutils.cc);
+# shm_allocate puts posix_fallocate's return in errno: ENOSPC "No space left on device", ENOMEM "Cannot allocate
+# memory" (glibc strerror). Not EINTR/EAGAIN (SYSCHECKSYNC retries those) nor EBADF/EINVAL (a program bug).
+SHM_ALLOCATE_FAILED = r"Call to posix_fallocate failed : (?:No space left on device|Cannot allocate memory)"
+
 # NCCL/RCCL's own words for a mistake in how the ranks were launched or called (-> config_error)
 NCCL_USAGE: tuple[str, ...] = (
     r"Multiple Ranks are using the same GPU/Partition",

@@ -808,7 +808,8 @@ SIGNATURES: tuple[Signature, ...] = (
           # e-amd: the HIP runtime's own log of a device allocation that failed (AMD_LOG_LEVEL>=1; profiles/amd_errors.py)
           _alt(_amd.CLR_DEVICE_ALLOC_LOGS), _amd.HSAKMT_DEVICE_ALLOC,
           # r4-hw: not rocminfo's `Call returned HSA_STATUS_ERROR_OUT_OF_RESOURCES` (no usable device: no-gpu-visible)
-          r"(?<!Call returned )HSA_STATUS_ERROR_OUT_OF_RESOURCES",
+          # e-amd8: nor hsa_init's own OUT_OF_RESOURCES (the runtime did not start: no-gpu-visible)
+          r"^(?!.*\bhsa_init\b).*?(?<!Call returned )HSA_STATUS_ERROR_OUT_OF_RESOURCES",
           r"No available memory for the cache blocks",
           r"larger than the maximum number of tokens that can be stored in KV cache",
           r"Available Free mem ?: ?0 MB",
@@ -822,6 +823,8 @@ SIGNATURES: tuple[Signature, ...] = (
           # (amdgpu_cs.c amdgpu_cs_ioctl: amdgpu_cs_parser_bos -ENOMEM -> DRM_ERROR/drm_err "Not enough memory for
           # command submission!"; Mesa's radv repeats it for Vulkan back-ends): on APUs the GTT/UMA share is exhausted
           r"(?:amdgpu|radv)\S*.{0,80}Not enough memory for command submission",
+          # e-amd8: the kernel's TTM could not evict a buffer out of VRAM for want of room anywhere (amd_errors.py)
+          *_amd.TTM_EVICTION_FAILURES, _amd.TTM_POOL_ALLOC_FRAME,
           # PyTorch creates its cuBLAS/hipBLAS handle lazily (CublasHandlePool.cpp): with the GPU full the create
           # call fails as NOT_INITIALIZED; cuDNN's own allocation failure
           r"(?:CU|HIP)BLAS_STATUS_NOT_INITIALIZED when calling `?(?:cu|hip)blas(?:Lt)?Create\(handle\)",
@@ -841,7 +844,7 @@ SIGNATURES: tuple[Signature, ...] = (
           r"(?i:cublas(?:lt)? (?:runtime )?error) ?: " + _CUBLAS_ALLOC_TEXT),
          ("out of memory", "OutOfMemoryError", "rror:", " error(", "Out of memory error on", "rror :", "RROR:", "Free memory on device", "hipErrorOutOfMemory", "ALLOC_FAILED", "memory_error",
           "MemoryAllocation", "OUT_OF_MEMORY", "AllocFailed", "OUT_OF_RESOURCES", "Available Free mem",
-          "command submission",
+          "command submission", "eviction", "ttm_pool_alloc_page",
           "No available memory", "KV cache", "from device", "HIP_ERROR_OutOfMemory", "OOM when allocating",
           "Failed to CUDA", "Test HIP failure", "hipError_t(",
           *_amd.CLR_DEVICE_ALLOC_LOGS, "bytes from device",
@@ -965,7 +968,8 @@ SIGNATURES: tuple[Signature, ...] = (
           # Cannot allocate memory`, strace's `openat(..."/dev/kfd"...) = -1 ENOMEM`): no usable GPU (no-gpu-visible)
           # e-host: nor NCCL/RCCL's shared-memory segment a peer could not map (nccl-shm-exhausted names it)
           # e-hip4: nor shmutils.cc's `Could not map /dev/shm/nccl-XXXXXX size N, error: Cannot allocate memory`
-          r"^(?!.*shared memory segment)(?!.*/dev/shm/nccl-).*?(?<!/dev/kfd read-write: )(?<!O_RDWR\|O_CLOEXEC\) = -1 ENOMEM \()"
+          # e-amd8: nor NCCL/RCCL's `Call to posix_fallocate failed : Cannot allocate memory` (nccl-shm-exhausted)
+          r"^(?!.*shared memory segment)(?!.*/dev/shm/nccl-)(?!.*posix_fallocate failed).*?(?<!/dev/kfd read-write: )(?<!O_RDWR\|O_CLOEXEC\) = -1 ENOMEM \()"
           r"Cannot allocate memory",
           r"Unable to allocate [\d.]+ [KMGTP]i?B for an array",
           # Windows: committing more virtual memory than RAM + page file (WinError 1455); Arrow's allocator
@@ -986,10 +990,18 @@ SIGNATURES: tuple[Signature, ...] = (
           # e-host (issue 26): NCCL/RCCL's own host allocations (src/include/alloc.h: ncclCalloc's `Failed to malloc %ld
           # bytes`, ncclCudaHostCalloc's `Failed to CUDA host alloc %ld bytes`): the communicator could not get host
           # RAM, whatever NCCL error the ranks raise after it
-          r"NCCL WARN Failed to (?:malloc|CUDA host alloc|HIP host alloc) \d+ bytes"),
+          r"NCCL WARN Failed to (?:malloc|CUDA host alloc|HIP host alloc) \d+ bytes",
+          # e-amd8: NCCL/RCCL's memory stack aborting when host malloc returned nothing (ROCm/rccl@0cbce2a7571c907554199f
+          # ad7e905f16ec0a565c src/misc/utils.cc ncclMemoryStackAllocInlineFail: `%s:%d Unrecoverable error detected:
+          # malloc(size=%llu) returned null.`, then abort())
+          r"Unrecoverable error detected: malloc\(size=\d+\) returned null",
+          # e-amd8 (issue 26): the HIP runtime's own log (AMD_LOG_LEVEL>=1) of pinned host memory it could not get
+          # (profiles/amd_errors.py CLR_HOST_ALLOC_LOGS), printed before the hipErrorOutOfMemory it returns
+          _alt(_amd.CLR_HOST_ALLOC_LOGS)),
          ("cannot allocate memory for thread-local", "<jemalloc>", "WinError 1455", "os error 1455", "Unable to allocate", "DefaultCPUAllocator", "Errno 12", "bad_alloc", "MemoryError", "HostAlloc", "HostMalloc", "MallocHost",
           "Cannot allocate memory", "paging file", "ArrowMemoryError", "无法分配内存", "メモリを確保できません",
-          "Not enough memory resources", "memory allocation of", "Failed to "),
+          "Not enough memory resources", "memory allocation of", "Failed to ", *_amd.CLR_HOST_ALLOC_LOGS,
+          "returned null"),
          sources=("deepspeedai/DeepSpeed#3860 (RuntimeError: [enforce fail at alloc_cpu.cpp:75] err == 0. "
                   "DefaultCPUAllocator: can't allocate memory)",)),
     _sig("host-ram-nearly-full", "host_ram_oom", "warning", "weak", "host RAM nearly full (DeepSpeed memory report)",
@@ -1157,7 +1169,10 @@ SIGNATURES: tuple[Signature, ...] = (
           r"NCCL WARN .{0,120}(?:Cuda|Hip|HIP) failure (?:\d+ )?'(?!out of memory)(?!" + _HIP_CORE_FAIL + r"')", r"Gloo connectFullMesh failed",
           r"hipIpc\w+(?: failed| -> ?[1-9])", r"IPC memory creation failed", r"Failed to create memory for IPC",
           r"No usable listening interface found",
+          # (e-amd8: nor `Call to posix_fallocate failed : No space left on device`, the full /dev/shm of
+          # nccl-shm-exhausted)
           r"NCCL WARN (?!NET/Plugin)(?!.*librccl-net)(?!.*Missing \")(?!.*/dev/shm/)(?!.*shared memory segment)"
+          r"(?!.*" + _cc.SHM_ALLOCATE_FAILED + r")"
           r"(?!.*(?:Cuda|Hip|HIP) failure (?:\d+ )?'" + _HIP_CORE_FAIL + r"')"
           r".{0,200}\b(?:failed|[Ee]rror)\b",
           # e-src (issue 26): not c++'s `terminate called after throwing an instance of 'c10::DistBackendError'`:
@@ -1534,8 +1549,13 @@ SIGNATURES: tuple[Signature, ...] = (
           # hipblaslt/ library dir), which rocBLAS falls back from (hipblaslt-unsupported)
           r"^(?!.*(?:blaslt error|hipblaslt[/\\])).*?(?:Cannot read|Could not load|cannot open) .{0,300}?TensileLibrary",
           r"^(?!.*(?:blaslt error|hipblaslt[/\\])).*?TensileLibrary\S*\.(?:dat|yaml)\S*: No such file",
-          r"rocBLAS error:.{0,80}(?:GPU arch|gfx\w+)"),
-         ("TensileLibrary", "Tensile host", "rocBLAS error"),
+          r"rocBLAS error:.{0,80}(?:GPU arch|gfx\w+)",
+          # e-amd8 (issue 26): rocBLAS' Tensile loader finding no code object for this GPU's processor in its library
+          # dir (ROCm/rocBLAS@af09a29ff278bbb9f2b37437037937fd978a3676 library/src/tensile_host.cpp: glob of
+          # `<dir>/*<gfx>*co` returned GLOB_NOMATCH -> `rocBLAS warning: No paths matched %s. Make sure that
+          # ROCBLAS_TENSILE_LIBPATH is set correctly.`): no GEMM kernels for the card
+          r"rocBLAS warning: No paths matched \S*co\. Make sure (?:that )?ROCBLAS_TENSILE_LIBPATH"),
+         ("TensileLibrary", "Tensile host", "rocBLAS error", "rocBLAS warning: No paths matched"),
          sources=("ROCm/rocBLAS#1339, ROCm/legacy-rocm-build#3015 (rocBLAS error: Cannot read "
                   "/opt/rocm/lib/rocblas/library/TensileLibrary.dat: No such file or directory for GPU arch : "
                   "gfx1036)",)),
@@ -1581,6 +1601,11 @@ SIGNATURES: tuple[Signature, ...] = (
           r"rocdevice\.cpp\s*:\s*\d+\s*:.{0,80}\bhsa_init failed",
           r"runtime\.cpp\s*:\s*\d+\s*:.{0,80}\bRuntime initialization failed",
           r"hipInit: Returned hipError(?!Success)\w+",
+          # e-amd8 (issue 26): any program's report of hsa_init itself failing with OUT_OF_RESOURCES: ROCR's
+          # Runtime::Acquire (ROCm/ROCR-Runtime@c7785a6da1c10c25bc8d527c00b1fe79bfbd84c9 runtime/hsa-runtime/core/
+          # runtime/runtime.cpp) returns it whenever Load() fails, and clr's rocdevice.cpp says so ("If there are no GPUs
+          # available, hsa_init will fail with HSA_STATUS_ERROR_OUT_OF_RESOURCES"): no usable GPU, not memory
+          r"\bhsa_init\b.{0,120}HSA_STATUS_ERROR_OUT_OF_RESOURCES",
           # e-amd (issue 26): AMD SMI's FILE_ERROR / NO_PERM moved to gpu-device-permission (e-relabel)
           ),
          ("GPUs are available", "Found no NVIDIA driver", "not compiled with CUDA", "hipErrorNoDevice",
@@ -1668,8 +1693,11 @@ SIGNATURES: tuple[Signature, ...] = (
           # command", "SMU: I'm debugging!", "SMU: response:0x%08X for index:%d param:0x%08X message:%s?"): firmware
           # or driver of this GPU, seen before the hangs and resets above
           r"amdgpu.{0,80}SMU: (?:I'm not done with your previous command|I'm very busy for your command|"
-          r"I'm debugging!|response:0x[0-9A-Fa-f]+ for index)"),
-         ("HW Exception", "amdgpu", "Memory access fault", "hipError", "HIP error", "Triton Error"),
+          r"I'm debugging!|response:0x[0-9A-Fa-f]+ for index)",
+          # e-amd8 (issue 26): the KFD's queue preemption timing out (profiles/amd_errors.py KFD_PREEMPTION_HANGS)
+          _alt(_amd.KFD_PREEMPTION_HANGS)),
+         ("HW Exception", "amdgpu", "Memory access fault", "hipError", "HIP error", "Triton Error", "qcm fence",
+          "unrecoverable state"),
          sources=("ROCm/clr hipamd/src/hip_error.cpp (hipErrorECCNotCorrectable: uncorrectable ECC error encountered)", "ROCm/ROCR-Runtime core/runtime/"
                   "runtime.cpp (Memory access fault ... Reason: DRAM ECC failure / Generic hang recovery; HW Exception "
                   "... reason :ECC)",
@@ -1995,6 +2023,8 @@ SIGNATURES: tuple[Signature, ...] = (
           # e-amd: the runtime refusing a launch or a GPU for the platform (profiles/amd_errors.py: clr rocvirtual.cpp
           # hostcall without PCIe atomics; libhsakmt topology.c's unsupported device ID)
           _alt(_amd.CLR_PLATFORM_LAUNCH_FAILURES), _amd.HSAKMT_UNSUPPORTED_GPU, _alt(_amd.QUEUE_CREATE_FAILURES),
+          _amd.KFD_PCIE_ATOMICS_REFUSED,   # e-amd8: the KFD skipping a GPU without PCIe atomics
+          _amd.GPU_CORE_DUMP,              # e-amd8: ROCr's GPU core dump after a GPU fault
           # e-new17: PaddlePaddle's enforce.h for any other HIP status (` Hip error(1), invalid argument.`, DTK's own
           # texts too); out of memory, a missing kernel, no device and the device index are read by their signatures
           r"\bHip error\((?!(?:" + "|".join(_pd.HIP_ALLOC_NUMBERS + _pd.HIP_NO_KERNEL_NUMBERS + _pd.HIP_DEVICE_NUMBERS)
@@ -2004,7 +2034,7 @@ SIGNATURES: tuple[Signature, ...] = (
           " error: ", "HIPBLAS_STATUS_", "HIPBLASLT_STATUS_", "hipError_t(", "hipSuccess (", "HIP_ERROR_",
           "ROCm error: ", "error: '", "Test HIP failure", " failure ", "hostcall", "not supported in libhsakmt",
           "Queue create failed", "queue creation failed", "hsa_queue_create failed", "HIP Function Failed",
-          "HIP runtime error: "),
+          "HIP runtime error: ", "PCI rejects atomics", "GPU core dump"),
          sources=("ROCm/ROCm-docker issues (HSA_STATUS_ERROR_OUT_OF_RESOURCES)",
                   "ROCm/clr hipamd/src/hip_error.cpp (hipGetErrorString texts)",
                   "ggml-org/llama.cpp ggml/src/ggml-cuda/common.cuh ggml_cuda_error (GGML_CUDA_NAME \" error: %s\")",
@@ -2823,12 +2853,15 @@ SIGNATURES: tuple[Signature, ...] = (
           r"allocate memory|Bus error)",
           # e-hip4 (issue 26): shmutils.cc's other WARNs of a segment that could not be made or mapped for want of
           # room (`Error: failed to create shared memory file /dev/shm/nccl-XXXXXX, error No space left on device
-          # (28)`, `Error: Could not map /dev/shm/nccl-XXXXXX size N, error: Cannot allocate memory (12)`). Not
-          # NCCL 2.3-2.6's `Call to posix_fallocate failed` (transport/shm.h SYSCHECK): the explain baseline reads it as
-          # the shm transport's (NCCL_SHM_DISABLE), it stays nccl-error
+          # (28)`, `Error: Could not map /dev/shm/nccl-XXXXXX size N, error: Cannot allocate memory (12)`).
           r"failed to create shared memory file /dev/shm/\S+,? error:? (?:No space left|Cannot allocate memory)",
-          r"Could not map /dev/shm/\S+ size \d+, error: (?:No space left|Cannot allocate memory|Bus error)"),
-         ("/dev/shm", "shared memory segment", "shmutils"),
+          r"Could not map /dev/shm/\S+ size \d+, error: (?:No space left|Cannot allocate memory|Bus error)",
+          # e-amd8 (issue 26): the same segment in NCCL 2.3-2.11 / RCCL (include/shm.h shmSetup and RCCL's
+          # src/clique/ShmObject.h shmSetupExclusive: SYSCHECK(shm_allocate(fd, size), "posix_fallocate"), whose
+          # SYSCHECKVAL (src/include/checks.h) WARNs `Call to posix_fallocate failed : <strerror>`): ENOSPC / ENOMEM
+          # is the tmpfs behind /dev/shm full (profiles/collective_causes.py SHM_ALLOCATE_FAILED)
+          _cc.SHM_ALLOCATE_FAILED),
+         ("/dev/shm", "shared memory segment", "shmutils", "posix_fallocate"),
          sources=("NVIDIA NCCL troubleshooting guide, 'Shared memory' (failed to extend /dev/shm/nccl-03v824 to 4194660 "
                   "bytes)", "pytorch/torchtitan#853 (Error while creating shared memory segment /dev/shm/nccl-1YsMbG "
                   "(size 7340384))", "NVIDIA/nccl src/misc/shmutils.cc (2.12+) and src/transport/shm.cc (2.7-2.11): "

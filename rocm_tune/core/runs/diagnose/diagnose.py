@@ -2089,8 +2089,27 @@ def _rccl_pinned_host_oom(r: Diagnosis) -> bool:
     return True
 
 
+_TTM_POOL_ALLOC = re.compile(_amd.TTM_POOL_ALLOC_FRAME)
+
+
+def _ttm_pages_oom(r: Diagnosis) -> bool:
+    """e-amd8: the kernel's page allocator refusing the pages of a GPU buffer (warn_alloc's trace through TTM's
+    ttm_pool_alloc_page, profiles/amd_errors.py): the GPU's system-memory share (GTT, an APU's whole memory) ran out."""
+    if not _TTM_POOL_ALLOC.search(r.first.text):
+        return False
+    r.title = "the kernel could not allocate pages for a GPU buffer (amdgpu TTM: GTT / an APU's unified memory)"
+    r.cause = ("the amdgpu driver backs GPU buffers in system memory (GTT; on an APU all GPU memory) with pages from "
+               "TTM's pool, and the kernel's page allocator had none to give (`page allocation failure` with "
+               "ttm_pool_alloc_page in its trace): the GPU allocation failed and the process was killed")
+    r.fix = ("need less GPU memory at that point (smaller eval/train batch, shorter sequences, free cached memory "
+             "between phases), or give the GPU more: a larger GTT (amdgpu.gttsize / ttm.pages_limit) or UMA "
+             "carve-out; when most RAM is free the free lists are fragmented: enable proactive compaction "
+             "(vm.compaction_proactiveness) or drop caches before the allocation-heavy phase")
+    return True
+
+
 def _refine_oom(r: Diagnosis, cfg: ConfigInfo | None, on: set[str]) -> None:
-    if _rccl_pinned_host_oom(r):
+    if _rccl_pinned_host_oom(r) or _ttm_pages_oom(r):
         return
     n = r.numbers
     # explain-mem: a logger may print the message before its traceback (vLLM, loguru): then a later hit has the frames
