@@ -32,6 +32,7 @@ from rocm_tune.core.runners.config import build_config as _build_config
 from rocm_tune.core.runners.config import where as _where
 from rocm_tune.core import runners
 from rocm_tune.core.hardware import rules as hw_rules
+from rocm_tune.core.hardware import sdpa_release
 
 # the estimator's own reserved = peak x (1 + fragmentation) + context, so that check and estimate agree
 FRAGMENTATION = _memory._FRAGMENTATION
@@ -183,7 +184,7 @@ def _as_run(job: formats.Job, model, cfg: TrainConfig, gpu, assumptions: list[st
     cfg = _attention_span(job, cfg)
     cfg, vision_assumed = _vision_setup(job, model, cfg)
     assumptions += vision_assumed
-    return _sdpa_math(model, cfg, gpu, _auto_half(job, gpu))
+    return _sdpa_math(model, cfg, gpu, _auto_half(job, gpu), job)
 
 
 def _attention_span(job: formats.Job, cfg: TrainConfig) -> TrainConfig:
@@ -499,12 +500,17 @@ def _vision_setup(job: formats.Job, model, cfg: TrainConfig) -> tuple[TrainConfi
                    cutoff_len=cutoff, vision_scores=scores), [line]
 
 
-def _sdpa_math(model, cfg: TrainConfig, gpu, half: str | None = None) -> tuple[TrainConfig, str | None]:
+def _sdpa_math(model, cfg: TrainConfig, gpu, half: str | None = None,
+               job: formats.Job | None = None) -> tuple[TrainConfig, str | None]:
     """SDPA on a card that has no flash / mem-efficient kernel for the dtype the attention runs in falls back to
     PyTorch's math kernel, which materialises the scores and the softmax as eager attention does
-    (core/hardware/rules.sdpa_backend): counted as eager, with the line that says why."""
+    (core/hardware/rules.sdpa_backend): counted as eager, with the line that says why. On an AMD card the kernels are
+    those of the torch release the files state (core/hardware/sdpa_release.py), else the profile's (today's)."""
     if gpu is None or cfg.attn != "sdpa" or getattr(gpu, "sdpa_flash", None) is None:
         return cfg, None      # no card, or one given by its memory only (--vram-gib): its kernels are not known
+    release = _release_kernels(job, gpu)
+    if release is not None:
+        gpu = replace(gpu, sdpa_flash=release.flash, sdpa_mem_efficient=release.mem_efficient)
     reg = runners.regime(model, cfg)
     dtype = half or reg.autocast or reg.compute_dtype
     if hw_rules.sdpa_backend(gpu, dtype) != "math":
@@ -512,10 +518,20 @@ def _sdpa_math(model, cfg: TrainConfig, gpu, half: str | None = None) -> tuple[T
     kernels = [k for k, on in (("flash", gpu.sdpa_flash), ("mem-efficient", gpu.sdpa_mem_efficient)) if on]
     why = (f"its {' and '.join(kernels)} kernel{'s take' if len(kernels) > 1 else ' takes'} no {dtype}" if kernels
            else "no flash or mem-efficient kernel for its architecture")
+    if release is not None:
+        why += f" under {release.why}"
     return replace(cfg, attn="eager"), (
         f"SDPA attention in {dtype} on {gpu.id} ({gpu.arch}: {why}) runs PyTorch's math kernel, which keeps the "
         f"[heads, seq, seq] scores and softmax of every layer as eager attention does: counted as eager "
         f"(pytorch sdp_utils.cpp)")
+
+
+def _release_kernels(job: formats.Job | None, gpu) -> sdpa_release.Kernels | None:
+    """The SDPA kernels of the torch release the job's files state, on an AMD card; None elsewhere / unstated."""
+    if job is None or getattr(gpu, "vendor", None) != "amd" or getattr(gpu, "platform", "rocm") != "rocm":
+        return None
+    texts = [t for t in (getattr(job, "files", None) or {}).values() if isinstance(t, str)]
+    return sdpa_release.kernels(str(gpu.arch), texts, dict(getattr(job, "env", None) or {}))
 
 
 def _ds_delta(model, cfg: TrainConfig, dsc: deepspeed_json.DsConfig | None) -> tuple[float, str | None]:

@@ -1,5 +1,5 @@
 # Code cells of training/W7900_LoRA_Demo.ipynb (alexhegit/Playing-with-ROCm), run as a Jupyter notebook; settings reproduced as in the notebook.
-# rocm-smi --showproductname: GPU[0] Card series 0x7448 (AMD Radeon Pro W7900, 48GB), rocm/pytorch docker, py3.9
+# rocm-smi --showproductname: GPU[0] Card series 0x7448 (AMD Radeon Pro W7900, 48GB), docker image rocm/pytorch:rocm6.1_ubuntu22.04_py3.10_pytorch_2.1.2 (Step 0: "I use TAG rocm/pytorch:rocm6.1_ubuntu22.04_py3.10_pytorch_2.1.2")
 import torch
 from datasets import load_dataset
 from transformers import (
