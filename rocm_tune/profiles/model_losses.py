@@ -31,3 +31,35 @@ OWN_LOSS_BYTES_16BIT: dict[str, tuple[int, int, str]] = {
 }
 # what core/memory/estimate.py counts for transformers' own loss: 16-bit logits + fp32 upcast + fp32 log-softmax
 TRANSFORMERS_LOSS_BYTES_16BIT = 10
+
+# transformers' own causal-LM loss, release by release (read from the release wheels' source; 16-bit compute dtype;
+# an fp32 compute dtype holds 12 in every row, as counted): bytes per [token, vocab] logit at the loss's peak.
+#   v4.30.2 and older (models/llama/modeling_llama.py LlamaForCausalLM.forward): no upcast, the shifted copy and the
+#     cross-entropy in the logits' dtype (autocast then upcasts inside cross_entropy): not modelled here, today's 10.
+#   v4.31.0 - v4.45.2 (modeling_llama.py, and the same lines in modeling_mistral / mixtral / qwen2 / qwen2_moe / gemma
+#     / gemma2 / phi / phi3 / cohere / olmo / starcoder2 .py @ v4.36.2, v4.44.2, v4.45.2): `logits = logits.float()` in
+#     the forward (v4.45: `self.lm_head(hidden_states[:, -num_logits_to_keep:, :]).float()`, num_logits_to_keep=0 in
+#     training = every position), the 16-bit lm_head output freed at once; `shift_logits = logits[..., :-1, :]
+#     .contiguous()` and CrossEntropyLoss: fp32 logits (returned) + fp32 shifted copy + fp32 log-softmax = 4 + 4 + 4 =
+#     12, with autograd and without (the shifted copy and the returned logits are alive at the log-softmax either way).
+#   v4.46.0 - v4.48.x (loss/loss_utils.py ForCausalLMLoss, called as self.loss_function(logits=logits, ...) from the
+#     forward, which returns the 16-bit logits): `logits = logits.float()` and `shift_logits = logits[..., :-1, :]
+#     .contiguous()` inside the loss: 2 + 4 + 4 + 4 = 14 (no_grad too: the loss's fp32 local lives through the
+#     cross-entropy). Mistral kept its own forward (the 12 above) through v4.47.1, Starcoder2 through v4.46.x.
+#   v4.49.0 on (loss_utils.py ForCausalLMLoss: `labels = nn.functional.pad(labels, (0, 1), value=ignore_index)`, the
+#     logits not shifted): 2 + 4 + 4 = 10, today's figure.
+# (first release, first release after, training, evaluation, the source)
+HF_LOSS_BYTES_16BIT: tuple[tuple[tuple[int, int], tuple[int, int] | None, int, int, str], ...] = (
+    ((4, 31), (4, 46), 12, 12, "transformers models/<family>/modeling_<family>.py ForCausalLM.forward @ v4.31.0-v4.45.2: "
+                               "`logits = logits.float()`, `shift_logits = logits[..., :-1, :].contiguous()`"),
+    ((4, 46), (4, 49), 14, 14, "transformers loss/loss_utils.py ForCausalLMLoss @ v4.46.0, v4.47.1, v4.48.0: the 16-bit logits "
+                               "returned, `logits.float()` and a shifted `.contiguous()` fp32 copy inside the loss"),
+    ((4, 49), None, 10, 10, "transformers loss/loss_utils.py ForCausalLMLoss @ v4.49.0: labels padded, no shifted copy"),
+)
+# the model types whose ForCausalLM in transformers has those lines (checked in the release wheels named above)
+HF_LOSS_FAMILIES = frozenset({"llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "gemma", "gemma2", "phi", "phi3",
+                              "cohere", "olmo", "starcoder2"})
+# model types that kept their own upcasting forward (the v4.31-v4.45 row) after v4.46.0, up to the release named
+# (modeling_mistral.py @ v4.46.0, v4.47.1: `logits = logits.float()` + shifted copy; ForCausalLMLoss @ v4.48.0;
+# modeling_starcoder2.py @ v4.46.0 likewise, ForCausalLMLoss @ v4.47.1)
+HF_OWN_FORWARD_UNTIL: dict[str, tuple[int, int]] = {"mistral": (4, 48), "starcoder2": (4, 47)}
