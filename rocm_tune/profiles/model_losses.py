@@ -63,3 +63,11 @@ HF_LOSS_FAMILIES = frozenset({"llama", "mistral", "mixtral", "qwen2", "qwen2_moe
 # (modeling_mistral.py @ v4.46.0, v4.47.1: `logits = logits.float()` + shifted copy; ForCausalLMLoss @ v4.48.0;
 # modeling_starcoder2.py @ v4.46.0 likewise, ForCausalLMLoss @ v4.47.1)
 HF_OWN_FORWARD_UNTIL: dict[str, tuple[int, int]] = {"mistral": (4, 48), "starcoder2": (4, 47)}
+# Vision-language wrappers keep their own forward: Qwen2VLForConditionalGeneration / Qwen2_5_VLForConditionalGeneration
+# (models/qwen2_vl/modeling_qwen2_vl.py @ v4.45.2 - v4.50.0, qwen2_5_vl @ v4.49.0, v4.50.0): `logits = logits.float()`
+# and `shift_logits = logits[..., :-1, :].contiguous()` under `if labels is not None`, the fp32 logits returned: 12,
+# whatever the release's ForCausalLMLoss holds. (first release, first release not checked, training, evaluation, source)
+HF_QWEN_VL_LOSS_16BIT: tuple[tuple[int, int], tuple[int, int], int, int, str] = (
+    (4, 45), (4, 51), 12, 12, "transformers models/qwen2_vl/modeling_qwen2_vl.py (qwen2_5_vl) "
+                              "Qwen2VLForConditionalGeneration.forward @ v4.45.2-v4.50.0: `logits = logits.float()`, "
+                              "`shift_logits = logits[..., :-1, :].contiguous()`")

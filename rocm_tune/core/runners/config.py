@@ -470,18 +470,18 @@ def _logits_16bit(job: Job, values: dict, family: str) -> dict:
     return {"logits_16bit_loss": (forward, backward)}
 
 
-def _hf_loss(job: Job, values: dict, family: str) -> dict:
+def _hf_loss(job: Job, values: dict, model) -> dict:
     """transformers' own causal-LM loss at the release the files show (core/runners/hf_loss.py): v4.31-v4.48 hold more
     of the logits than today's 10 bytes each."""
     from rocm_tune.core.runners import hf_loss
 
     if values.get("precision") not in ("bf16", "fp16", "pure_bf16") or values.get("fused_ce"):
         return {}
-    got = hf_loss.loss_bytes(job, family)
+    got = hf_loss.loss_bytes(job, model) if model is not None else None
     if got is None:
         return {}
     (train, evaluation), said = got
-    job.notes.append(f"{family} causal-LM loss of the transformers release the files show ({said}): {train} bytes per "
+    job.notes.append(f"{model.family} causal-LM loss of the transformers release the files show ({said}): {train} bytes per "
                      f"logit at the loss's peak in the step, {evaluation} in an evaluation forward (not today's "
                      f"{hf_loss.TRANSFORMERS_LOSS_BYTES_16BIT})")
     return {"hf_loss_bytes": (train, evaluation)}
@@ -721,7 +721,7 @@ def build_config(job: Job, model, gpus: int | None, nodes: int | None, defaults:
     values.update(unsloth.terms(job, model, values))      # Unsloth's kernels, where the source pins them
     values.update({k: v or bool(values.get(k)) for k, v in _compiled(job, model).items()})
     values.update(_logits_16bit(job, values, str(getattr(model, "family", "") or "")))
-    values.update(_hf_loss(job, values, str(getattr(model, "family", "") or "")))
+    values.update(_hf_loss(job, values, model))
     values.update(rl.logit_share(job))
     values.update(_torchtune_chunked_ce(job, values))
     head = heads.config_head(job, values, a)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from rocm_tune.profiles.model_losses import (HF_LOSS_BYTES_16BIT, HF_LOSS_FAMILIES, HF_OWN_FORWARD_UNTIL,
-                                             TRANSFORMERS_LOSS_BYTES_16BIT)
+                                             HF_QWEN_VL_LOSS_16BIT, TRANSFORMERS_LOSS_BYTES_16BIT)
 
 # the runners whose trainer hands the labels to a transformers model class (Trainer.compute_loss -> model(**inputs)):
 # a transformers Trainer / TRL SFT script, LLaMA-Factory's CustomSeq2SeqTrainer, Axolotl's AxolotlTrainer
@@ -23,9 +23,19 @@ _FIRST_MODELLED = HF_LOSS_BYTES_16BIT[0][0]
 Release = tuple[int, int]
 
 
-def row(family: str, release: Release) -> tuple[int, int, str] | None:
+def is_vlm(model) -> bool:
+    """A vision-language wrapper (core/model/architecture.py: its vision tower known, or its text decoder counted)."""
+    return getattr(model, "vision", None) is not None or any(
+        "vision-language model" in str(n) for n in getattr(model, "notes", ()) or ())
+
+
+def row(family: str, release: Release, vlm: bool = False) -> tuple[int, int, str] | None:
     """(training, evaluation bytes per logit under a 16-bit compute dtype, the source) of transformers' causal-LM loss
-    at `release` for a model type; None where not modelled (another model type, a release before v4.31)."""
+    at `release` for a model type (`vlm`: its vision-language wrapper's forward); None where not modelled (another
+    model type or wrapper, a release before v4.31)."""
+    if vlm:
+        vl_first, vl_after, vl_train, vl_eval, vl_source = HF_QWEN_VL_LOSS_16BIT
+        return (vl_train, vl_eval, vl_source) if family == "qwen2" and vl_first <= release < vl_after else None
     if family not in HF_LOSS_FAMILIES or release < _FIRST_MODELLED:
         return None
     until = HF_OWN_FORWARD_UNTIL.get(family)
@@ -97,15 +107,16 @@ def _shown_release(files: dict) -> tuple[Release, str] | None:
     return (got[0], got[1]), f"transformers {fact.version} shown installed ({fact.shown})"
 
 
-def loss_bytes(job, family: str) -> tuple[tuple[int, int], str] | None:
+def loss_bytes(job, model) -> tuple[tuple[int, int], str] | None:
     """((training, evaluation) bytes per logit of transformers' loss at the release the files show, what says so) where
     that differs from today's figure; None where the files date nothing, or the release holds today's figure."""
     if job.runner not in RUNNERS or str(job.get("__upper_bound__") or "").startswith("unsloth"):
         return None
+    family, vlm = str(getattr(model, "family", "") or ""), is_vlm(model)
     files = getattr(job, "files", None) or {}
     shown = _shown_release(files)
     if shown is not None:
-        got = row(family, shown[0])
+        got = row(family, shown[0], vlm)
         if got is None or got[0] == TRANSFORMERS_LOSS_BYTES_16BIT:
             return None
         return (got[0], got[1]), f"{shown[1]}: {got[2]}"
@@ -113,7 +124,7 @@ def loss_bytes(job, family: str) -> tuple[tuple[int, int], str] | None:
     if span is None:
         return None
     (lo, hi), said = span
-    rows = [r for r in (row(family, (4, m)) for m in range(lo[1], hi[1] + 1)) if lo[0] == hi[0] == 4]
+    rows = [r for r in (row(family, (4, m), vlm) for m in range(lo[1], hi[1] + 1)) if lo[0] == hi[0] == 4]
     if not rows or any(r is None for r in rows):
         return None
     fewest = min((r for r in rows if r is not None), key=lambda r: r[0])
