@@ -102,3 +102,11 @@ def test_understood_row_is_documented(tmp_path, capsys):
     assert "| `hf_loss_bytes` | [int, int], optional |" in section
     out = _check(tmp_path, capsys, "transformers==4.45.2\n")
     assert _bytes(out) == [12, 12]
+
+
+def test_a_comment_stating_the_env_dates_the_release(tmp_path, capsys):
+    stated = _check(tmp_path, capsys, "# lab env: CUDA 12.4, PyTorch 2.4, PEFT 0.11, Transformers 4.44\n")
+    bound = _check(tmp_path, capsys, "# needs transformers 4.46 or later\n")
+    two = _check(tmp_path, capsys, "# ran with transformers 4.44.2\n# later transformers 4.49.0\n")
+    assert _bytes(stated) == [12, 12] and "stated in a comment" in json.dumps(stated)
+    assert _bytes(bound) is None and _bytes(two) is None

@@ -15,6 +15,7 @@ import re
 
 from rocm_tune.profiles.model_losses import (HF_LOSS_BYTES_16BIT, HF_LOSS_FAMILIES, HF_OWN_FORWARD_UNTIL,
                                              HF_QWEN_VL_LOSS_16BIT, TRANSFORMERS_LOSS_BYTES_16BIT)
+from rocm_tune.profiles.version_facts import COMMENT_STATED
 
 # the runners whose trainer hands the labels to a transformers model class (Trainer.compute_loss -> model(**inputs)):
 # a transformers Trainer / TRL SFT script, LLaMA-Factory's CustomSeq2SeqTrainer, Axolotl's AxolotlTrainer
@@ -101,10 +102,15 @@ def _shown_release(files: dict) -> tuple[Release, str] | None:
     if re.search(r"(?i)(?<![\w.\-/])transformers(?:\[[^\]]*\])?\s*==", text):
         return None      # several releases pinned: which one ran is not said
     fact = read_facts(text).get("transformers")
-    if fact is None or len(release(fact.version)) < 2:
-        return None
-    got = release(fact.version)
-    return (got[0], got[1]), f"transformers {fact.version} shown installed ({fact.shown})"
+    if fact is not None and len(release(fact.version)) >= 2:
+        got = release(fact.version)
+        return (got[0], got[1]), f"transformers {fact.version} shown installed ({fact.shown})"
+    stated = {m.group("ver") for m in re.finditer(COMMENT_STATED, text)}
+    majors = {release(v)[:2] for v in stated}
+    if len(majors) != 1:
+        return None      # none stated, or several
+    got = next(iter(majors))
+    return (got[0], got[1]), f"transformers {min(stated)} stated in a comment of the files"
 
 
 def loss_bytes(job, model) -> tuple[tuple[int, int], str] | None:
