@@ -33,7 +33,10 @@ OWN_LOSS_BYTES_16BIT: dict[str, tuple[int, int, str]] = {
 TRANSFORMERS_LOSS_BYTES_16BIT = 10
 
 # transformers' own causal-LM loss, release by release (read from the release wheels' source; 16-bit compute dtype;
-# an fp32 compute dtype holds 12 in every row, as counted): bytes per [token, vocab] logit at the loss's peak.
+# an fp32 compute dtype holds 12 in every row, as counted): bytes per [token, vocab] logit at the loss's peak, with
+# autograd (the step) and without (evaluation) alike. `logits[..., :-1, :]` of a batch of ONE row is already
+# contiguous (the batch dimension has size 1, its stride does not count), so `.contiguous()` returns the tensor
+# itself and the shifted copy exists only with two rows or more.
 #   v4.30.2 and older (models/llama/modeling_llama.py LlamaForCausalLM.forward): no upcast, the shifted copy and the
 #     cross-entropy in the logits' dtype (autocast then upcasts inside cross_entropy): not modelled here, today's 10.
 #   v4.31.0 - v4.45.2 (modeling_llama.py, and the same lines in modeling_mistral / mixtral / qwen2 / qwen2_moe / gemma
@@ -41,19 +44,22 @@ TRANSFORMERS_LOSS_BYTES_16BIT = 10
 #     the forward (v4.45: `self.lm_head(hidden_states[:, -num_logits_to_keep:, :]).float()`, num_logits_to_keep=0 in
 #     training = every position), the 16-bit lm_head output freed at once; `shift_logits = logits[..., :-1, :]
 #     .contiguous()` and CrossEntropyLoss: fp32 logits (returned) + fp32 shifted copy + fp32 log-softmax = 4 + 4 + 4 =
-#     12, with autograd and without (the shifted copy and the returned logits are alive at the log-softmax either way).
+#     12 (one row: 4 + 4 = 8).
 #   v4.46.0 - v4.48.x (loss/loss_utils.py ForCausalLMLoss, called as self.loss_function(logits=logits, ...) from the
 #     forward, which returns the 16-bit logits): `logits = logits.float()` and `shift_logits = logits[..., :-1, :]
-#     .contiguous()` inside the loss: 2 + 4 + 4 + 4 = 14 (no_grad too: the loss's fp32 local lives through the
-#     cross-entropy). Mistral kept its own forward (the 12 above) through v4.47.1, Starcoder2 through v4.46.x.
+#     .contiguous()` inside the loss: 2 + 4 + 4 + 4 = 14 (one row: 10; no_grad too: the loss's fp32 local lives through
+#     the cross-entropy). Mistral kept its own forward (the row above) through v4.47.1, Starcoder2 through v4.46.x.
 #   v4.49.0 on (loss_utils.py ForCausalLMLoss: `labels = nn.functional.pad(labels, (0, 1), value=ignore_index)`, the
-#     logits not shifted): 2 + 4 + 4 = 10, today's figure.
-# (first release, first release after, training, evaluation, the source)
+#     logits not shifted): 2 + 4 + 4 = 10, today's figure, any batch.
+# Measured on CPU (a 1-layer LlamaForCausalLM, vocab 32000, bf16, a dispatch mode summing the live storages made in the
+# forward with labels): v4.44.2 12.0 / 8.1, v4.47.1 14.0 / 10.1, v4.50.0 10.0 / 10.1 bytes per logit under no_grad at
+# 2 rows / 1 row (with autograd 0.6-1.0 more in each, the layer's saved activations).
+# (first release, first release after, bytes per logit with two rows or more, with one row, the source)
 HF_LOSS_BYTES_16BIT: tuple[tuple[tuple[int, int], tuple[int, int] | None, int, int, str], ...] = (
-    ((4, 31), (4, 46), 12, 12, "transformers models/<family>/modeling_<family>.py ForCausalLM.forward @ v4.31.0-v4.45.2: "
-                               "`logits = logits.float()`, `shift_logits = logits[..., :-1, :].contiguous()`"),
-    ((4, 46), (4, 49), 14, 14, "transformers loss/loss_utils.py ForCausalLMLoss @ v4.46.0, v4.47.1, v4.48.0: the 16-bit logits "
-                               "returned, `logits.float()` and a shifted `.contiguous()` fp32 copy inside the loss"),
+    ((4, 31), (4, 46), 12, 8, "transformers models/<family>/modeling_<family>.py ForCausalLM.forward @ v4.31.0-v4.45.2: "
+                              "`logits = logits.float()`, `shift_logits = logits[..., :-1, :].contiguous()`"),
+    ((4, 46), (4, 49), 14, 10, "transformers loss/loss_utils.py ForCausalLMLoss @ v4.46.0, v4.47.1, v4.48.0: the 16-bit "
+                               "logits returned, `logits.float()` and a shifted `.contiguous()` fp32 copy inside the loss"),
     ((4, 49), None, 10, 10, "transformers loss/loss_utils.py ForCausalLMLoss @ v4.49.0: labels padded, no shifted copy"),
 )
 # the model types whose ForCausalLM in transformers has those lines (checked in the release wheels named above)
@@ -66,8 +72,9 @@ HF_OWN_FORWARD_UNTIL: dict[str, tuple[int, int]] = {"mistral": (4, 48), "starcod
 # Vision-language wrappers keep their own forward: Qwen2VLForConditionalGeneration / Qwen2_5_VLForConditionalGeneration
 # (models/qwen2_vl/modeling_qwen2_vl.py @ v4.45.2 - v4.50.0, qwen2_5_vl @ v4.49.0, v4.50.0): `logits = logits.float()`
 # and `shift_logits = logits[..., :-1, :].contiguous()` under `if labels is not None`, the fp32 logits returned: 12,
-# whatever the release's ForCausalLMLoss holds. (first release, first release not checked, training, evaluation, source)
+# (8 with one row), whatever the release's ForCausalLMLoss holds. (first release, first release not checked, bytes per
+# logit with two rows or more, with one row, source)
 HF_QWEN_VL_LOSS_16BIT: tuple[tuple[int, int], tuple[int, int], int, int, str] = (
-    (4, 45), (4, 51), 12, 12, "transformers models/qwen2_vl/modeling_qwen2_vl.py (qwen2_5_vl) "
+    (4, 45), (4, 51), 12, 8, "transformers models/qwen2_vl/modeling_qwen2_vl.py (qwen2_5_vl) "
                               "Qwen2VLForConditionalGeneration.forward @ v4.45.2-v4.50.0: `logits = logits.float()`, "
                               "`shift_logits = logits[..., :-1, :].contiguous()`")

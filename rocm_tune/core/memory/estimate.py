@@ -129,8 +129,9 @@ class TrainConfig:
     # compute_reference_log_probs, the copy or the adapter-disabled policy; profiles/preference_logits.py); None = none
     reference_pass: tuple[float, float] | None = None
     # transformers' own causal-LM loss at the release the user's files show, where it holds other than today's 10 bytes
-    # per logit under a 16-bit compute dtype: (training, evaluation) bytes per logit - v4.31-v4.45 upcast in the forward
-    # and shift a contiguous fp32 copy (12), v4.46-v4.48 ForCausalLMLoss keeps the 16-bit logits beside both (14)
+    # per logit under a 16-bit compute dtype: (bytes per logit with two rows or more in the batch, with one row: no
+    # shifted copy then) - v4.31-v4.45 upcast in the forward and shift a contiguous fp32 copy (12, 8), v4.46-v4.48
+    # ForCausalLMLoss keeps the 16-bit logits beside both (14, 10)
     # (profiles/model_losses.py HF_LOSS_BYTES_16BIT, core/runners/hf_loss.py); None = today's
     hf_loss_bytes: tuple[int, int] | None = None
     # the share of the sequence's positions whose logits the loss makes: TRL's GRPOTrainer (and ms-swift's, built on
@@ -822,7 +823,7 @@ def _step_peak(model, cfg: TrainConfig, regime: Regime, training: _Training, res
     head_params = (params.lm_head or params.embed) if cfg.method == "full" else 0
     head_grad = 0 if offloaded else head_params * resident.grad_bytes / resident.shard_grads
     kept = acts.total
-    own_loss = (loss_copies.extra_bytes_per_logit(model, compute, hf_loss=cfg.hf_loss_bytes)
+    own_loss = (loss_copies.extra_bytes_per_logit(model, compute, hf_loss=cfg.hf_loss_bytes, rows=cfg.micro_batch)
                 if loss_copies.model_computes_loss(cfg) else 0)
     # forward end, inside autocast: lm_head output, its fp32 upcast and the fp32 log-softmax (a remote-code model's
     # own loss may hold more: core/memory/loss_copies.py); loss backward: fp32 log-softmax kept, the incoming gradient

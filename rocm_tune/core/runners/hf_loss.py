@@ -31,7 +31,7 @@ def is_vlm(model) -> bool:
 
 
 def row(family: str, release: Release, vlm: bool = False) -> tuple[int, int, str] | None:
-    """(training, evaluation bytes per logit under a 16-bit compute dtype, the source) of transformers' causal-LM loss
+    """(bytes per logit under a 16-bit compute dtype with two rows or more in the batch, with one row, the source) of transformers' causal-LM loss
     at `release` for a model type (`vlm`: its vision-language wrapper's forward); None where not modelled (another
     model type or wrapper, a release before v4.31)."""
     if vlm:
@@ -114,7 +114,7 @@ def _shown_release(files: dict) -> tuple[Release, str] | None:
 
 
 def loss_bytes(job, model) -> tuple[tuple[int, int], str] | None:
-    """((training, evaluation) bytes per logit of transformers' loss at the release the files show, what says so) where
+    """((bytes per logit with two rows or more, with one row) of transformers' loss at the release the files show, what says so) where
     that differs from today's figure; None where the files date nothing, or the release holds today's figure."""
     if job.runner not in RUNNERS or str(job.get("__upper_bound__") or "").startswith("unsloth"):
         return None
@@ -123,7 +123,7 @@ def loss_bytes(job, model) -> tuple[tuple[int, int], str] | None:
     shown = _shown_release(files)
     if shown is not None:
         got = row(family, shown[0], vlm)
-        if got is None or got[0] == TRANSFORMERS_LOSS_BYTES_16BIT:
+        if got is None or got[:2] == (TRANSFORMERS_LOSS_BYTES_16BIT,) * 2:
             return None
         return (got[0], got[1]), f"{shown[1]}: {got[2]}"
     span = _runner_span(job)
@@ -134,6 +134,6 @@ def loss_bytes(job, model) -> tuple[tuple[int, int], str] | None:
     if not rows or any(r is None for r in rows):
         return None
     fewest = min((r for r in rows if r is not None), key=lambda r: r[0])
-    if fewest[0] == TRANSFORMERS_LOSS_BYTES_16BIT:
+    if fewest[:2] == (TRANSFORMERS_LOSS_BYTES_16BIT,) * 2:
         return None
     return (fewest[0], fewest[1]), f"{said} (the fewest bytes any of those releases holds: {fewest[2]})"
