@@ -32,31 +32,52 @@ OWN_LOSS_BYTES_16BIT: dict[str, tuple[int, int, str]] = {
 # what core/memory/estimate.py counts for transformers' own loss: 16-bit logits + fp32 upcast + fp32 log-softmax
 TRANSFORMERS_LOSS_BYTES_16BIT = 10
 
-# transformers' own causal-LM loss before the 4.50 one (labels padded, the logits not copied), by the release a user's
-# files pin (`transformers==4.44.2`), under a 16-bit compute dtype, where the trainer hands the model its labels:
-#
-# * 4.36-4.45, LlamaForCausalLM.forward and the forwards "Copied from" it (MistralForCausalLM, MixtralForCausalLM,
-#   Qwen2ForCausalLM, Qwen2MoeForCausalLM, GemmaForCausalLM; modeling_llama.py v4.44.2):
-#       logits = self.lm_head(hidden_states); logits = logits.float()        # the 16-bit output is freed
-#       shift_logits = logits[..., :-1, :].contiguous()                      # a second fp32 copy, alive to the return
-#       loss = CrossEntropyLoss()(shift_logits.view(-1, vocab), ...)         # fp32 log-softmax, saved for backward
-#   4 + 4 + 4 = 12 bytes per logit at the loss, not 10;
-# * 4.46-4.47, the same models' forward returns the 16-bit logits and calls self.loss_function = ForCausalLMLoss
-#   (loss/loss_utils.py v4.47.0): `logits = logits.float()`, `shift_logits = logits[..., :-1, :].contiguous()`, then
-#   fixed_cross_entropy: 2 + 4 + 4 + 4 = 14 bytes per logit.
-# The loss backward holds 12 bytes per logit either way (the saved log-softmax, its gradient, the input's gradient;
-# the slice's zero-filled fp32 gradient comes after the log-softmax's is freed). In fp32 compute `.float()` returns
-# the tensor itself: 12 bytes, as counted for fp32 already. 4.48-4.49 are left at the 4.50 count (the release that
-# dropped the copy is not pinned down here). Families not listed keep transformers' count (GPT-2's and OPT's
-# forwards take the loss on the 16-bit logits, no upcast).
-# (first release, first release after, bytes per logit at the loss's forward peak, at its backward's, the source)
-PRE_450_LOSS_BYTES_16BIT: tuple[tuple[tuple[int, int], tuple[int, int], int, int, str], ...] = (
-    ((4, 36), (4, 46), 12, 12, "modeling_llama.py LlamaForCausalLM.forward (v4.36-v4.45): logits.float() then "
-                               "shift_logits = logits[..., :-1, :].contiguous(), an fp32 copy beside the log-softmax"),
-    ((4, 46), (4, 48), 14, 12, "loss/loss_utils.py ForCausalLMLoss (v4.46-v4.47): logits.float() and "
-                               "logits[..., :-1, :].contiguous() beside the 16-bit logits the forward returns"),
+# transformers' own causal-LM loss, release by release (read from the release wheels' source; 16-bit compute dtype;
+# an fp32 compute dtype holds 12 in every row, as counted): bytes per [token, vocab] logit at the loss's peak, with
+# autograd (the step) and without (evaluation) alike. `logits[..., :-1, :]` of a batch of ONE row is already
+# contiguous (the batch dimension has size 1, its stride does not count), so `.contiguous()` returns the tensor
+# itself and the shifted copy exists only with two rows or more.
+#   v4.30.2 and older (models/llama/modeling_llama.py LlamaForCausalLM.forward): no upcast, the shifted copy and the
+#     cross-entropy in the logits' dtype (autocast then upcasts inside cross_entropy): not modelled here, today's 10.
+#   v4.31.0 - v4.45.2 (modeling_llama.py, and the same lines in modeling_mistral / mixtral / qwen2 / qwen2_moe / gemma
+#     / gemma2 / phi / phi3 / cohere / olmo / starcoder2 .py @ v4.36.2, v4.44.2, v4.45.2): `logits = logits.float()` in
+#     the forward (v4.45: `self.lm_head(hidden_states[:, -num_logits_to_keep:, :]).float()`, num_logits_to_keep=0 in
+#     training = every position), the 16-bit lm_head output freed at once; `shift_logits = logits[..., :-1, :]
+#     .contiguous()` and CrossEntropyLoss: fp32 logits (returned) + fp32 shifted copy + fp32 log-softmax = 4 + 4 + 4 =
+#     12 (one row: 4 + 4 = 8).
+#   v4.46.0 - v4.48.x (loss/loss_utils.py ForCausalLMLoss, called as self.loss_function(logits=logits, ...) from the
+#     forward, which returns the 16-bit logits): `logits = logits.float()` and `shift_logits = logits[..., :-1, :]
+#     .contiguous()` inside the loss: 2 + 4 + 4 + 4 = 14 (one row: 10; no_grad too: the loss's fp32 local lives through
+#     the cross-entropy). Mistral kept its own forward (the row above) through v4.47.1, Starcoder2 through v4.46.x.
+#   v4.49.0 on (loss_utils.py ForCausalLMLoss: `labels = nn.functional.pad(labels, (0, 1), value=ignore_index)`, the
+#     logits not shifted): 2 + 4 + 4 = 10, today's figure, any batch.
+# Measured on CPU (a 1-layer LlamaForCausalLM, vocab 32000, bf16, a dispatch mode summing the live storages made in the
+# forward with labels): v4.44.2 12.0 / 8.1, v4.47.1 14.0 / 10.1, v4.50.0 10.0 / 10.1 bytes per logit under no_grad at
+# 2 rows / 1 row (with autograd 0.6-1.0 more in each, the layer's saved activations).
+# (first release, first release after, bytes per logit with two rows or more, with one row, the source)
+HF_LOSS_BYTES_16BIT: tuple[tuple[tuple[int, int], tuple[int, int] | None, int, int, str], ...] = (
+    ((4, 31), (4, 46), 12, 8, "transformers models/<family>/modeling_<family>.py ForCausalLM.forward @ v4.31.0-v4.45.2: "
+                              "`logits = logits.float()`, `shift_logits = logits[..., :-1, :].contiguous()`"),
+    ((4, 46), (4, 49), 14, 10, "transformers loss/loss_utils.py ForCausalLMLoss @ v4.46.0, v4.47.1, v4.48.0: the 16-bit "
+                               "logits returned, `logits.float()` and a shifted `.contiguous()` fp32 copy inside the loss"),
+    ((4, 49), None, 10, 10, "transformers loss/loss_utils.py ForCausalLMLoss @ v4.49.0: labels padded, no shifted copy"),
 )
-PRE_450_LOSS_FAMILIES: tuple[str, ...] = ("llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "gemma")
+# the model types whose ForCausalLM in transformers has those lines (checked in the release wheels named above)
+HF_LOSS_FAMILIES = frozenset({"llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "gemma", "gemma2", "phi", "phi3",
+                              "cohere", "olmo", "starcoder2"})
+# model types that kept their own upcasting forward (the v4.31-v4.45 row) after v4.46.0, up to the release named
+# (modeling_mistral.py @ v4.46.0, v4.47.1: `logits = logits.float()` + shifted copy; ForCausalLMLoss @ v4.48.0;
+# modeling_starcoder2.py @ v4.46.0 likewise, ForCausalLMLoss @ v4.47.1)
+HF_OWN_FORWARD_UNTIL: dict[str, tuple[int, int]] = {"mistral": (4, 48), "starcoder2": (4, 47)}
+# Vision-language wrappers keep their own forward: Qwen2VLForConditionalGeneration / Qwen2_5_VLForConditionalGeneration
+# (models/qwen2_vl/modeling_qwen2_vl.py @ v4.45.2 - v4.50.0, qwen2_5_vl @ v4.49.0, v4.50.0): `logits = logits.float()`
+# and `shift_logits = logits[..., :-1, :].contiguous()` under `if labels is not None`, the fp32 logits returned: 12,
+# (8 with one row), whatever the release's ForCausalLMLoss holds. (first release, first release not checked, bytes per
+# logit with two rows or more, with one row, source)
+HF_QWEN_VL_LOSS_16BIT: tuple[tuple[int, int], tuple[int, int], int, int, str] = (
+    (4, 45), (4, 51), 12, 8, "transformers models/qwen2_vl/modeling_qwen2_vl.py (qwen2_5_vl) "
+                              "Qwen2VLForConditionalGeneration.forward @ v4.45.2-v4.50.0: `logits = logits.float()`, "
+                              "`shift_logits = logits[..., :-1, :].contiguous()`")
 
 # transformers before v4.36 has no SDPA path for these families: LlamaAttention / MistralAttention compute
 # `attn_weights = torch.matmul(query_states, key_states.transpose(2, 3)) / math.sqrt(self.head_dim)`, add the mask,

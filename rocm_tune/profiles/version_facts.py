@@ -99,3 +99,12 @@ def torchvision_for(torch: tuple[int, int]) -> tuple[int, int] | None:
     if major == 1 and minor >= 4:
         return (0, minor + 1)
     return None
+
+# A comment that states the environment a script ran in, in prose (`# ... (lab env: CUDA 12.4, PyTorch 2.4, PEFT 0.11,
+# Transformers 4.44)`, `# LoRA on Llama-3-70B (transformers 4.38.2, peft)`): the package's name, a space, its release.
+# Read for transformers only (core/runners/hf_loss.py), not among FACT_PATTERNS (explain reads logs, not comments).
+# Not a bound (`transformers 4.46+`, `4.46 or later / or newer / and above`), nor after a word that makes it one
+# (`requires`, `needs`, `since`, `from`, `before`, `until`, `>=`).
+COMMENT_STATED = (r"(?im)^[ \t]*(?:#|//|--)[^\n]*?(?<!requires )(?<!require )(?<!needs )(?<!need )(?<!since )"
+                  r"(?<!from )(?<!before )(?<!until )(?<!after )\b(?P<name>transformers)[ \t]+v?"
+                  r"(?P<ver>\d+\.\d+(?:\.\d+)?)\b(?![.\d]*[ \t]*(?:\+|or (?:later|newer|above|higher)|and (?:later|newer|above)))")

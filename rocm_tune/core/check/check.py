@@ -654,7 +654,8 @@ def _logits_eval(model, cfg: TrainConfig, eval_batch: int, job: formats.Job | No
     from rocm_tune.core import runners
     from rocm_tune.core.memory import loss_copies
 
-    per = 10 + (loss_copies.extra_bytes_per_logit(model, runners.regime(model, cfg).compute_bytes, training=False)
+    per = 10 + (loss_copies.extra_bytes_per_logit(model, runners.regime(model, cfg).compute_bytes, training=False,
+                                                  hf_loss=cfg.hf_loss_bytes, rows=rows)
                 if loss_copies.model_computes_loss(cfg) else 0)
     return float(max(tokens * vocab * per, attn) + held + tokens * int(model.hidden_size) * 2 * 4)
 

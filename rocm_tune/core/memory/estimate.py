@@ -122,14 +122,20 @@ class TrainConfig:
     # the loss takes the log-softmax of the 16-bit logits and never makes an fp32 copy: (copies of the logits in the
     # compute dtype at the forward's peak, at the loss backward's) - TRL's DPOTrainer under DeepSpeed (accelerate runs
     # no autocast there: core/runners/preference_logits.py, profiles/preference_logits.py); also, as bytes per logit
-    # / 2, torchtune's chunked loss and a pinned transformers 4.36-4.47 loss with its fp32 shifted copy
-    # (runners/config.py _torchtune_chunked_ce, _transformers_loss); None = the fp32 loss transformers 4.50 on makes
+    # / 2, torchtune's chunked loss (runners/config.py _torchtune_chunked_ce; a dated transformers 4.31-4.48 loss with
+    # its fp32 shifted copy is hf_loss_bytes); None = the fp32 loss transformers 4.49 on makes
     logits_16bit_loss: tuple[float, float] | None = None
     # a no-grad reference forward runs after the policy's, while the policy's fp32 logits and their log-softmax are
     # alive: (bytes per logit the policy holds then, bytes per logit of the reference pass at its peak) -
     # LLaMA-Factory's DPO and KTO trainers (get_batch_loss_metrics: concatenated_forward(model) then
     # compute_reference_log_probs, the copy or the adapter-disabled policy; profiles/preference_logits.py); None = none
     reference_pass: tuple[float, float] | None = None
+    # transformers' own causal-LM loss at the release the user's files show, where it holds other than today's 10 bytes
+    # per logit under a 16-bit compute dtype: (bytes per logit with two rows or more in the batch, with one row: no
+    # shifted copy then) - v4.31-v4.45 upcast in the forward and shift a contiguous fp32 copy (12, 8), v4.46-v4.48
+    # ForCausalLMLoss keeps the 16-bit logits beside both (14, 10)
+    # (profiles/model_losses.py HF_LOSS_BYTES_16BIT, core/runners/hf_loss.py); None = today's
+    hf_loss_bytes: tuple[int, int] | None = None
     # the share of the sequence's positions whose logits the loss makes: TRL's GRPOTrainer (and ms-swift's, built on
     # it) calls the model with logits_to_keep = completion length + 1 (trl/trainer/grpo_trainer.py
     # _get_per_token_logps), so only the completion's [tokens, vocab] logits exist; 1.0 = every position
@@ -218,6 +224,10 @@ class TrainConfig:
             raise UserError(f"moe_probs_in_act must be true or false, got {self.moe_probs_in_act!r}")
         if not isinstance(self.fp8_linears, tuple) or any(p not in ("dense", "experts") for p in self.fp8_linears):
             raise UserError(f"fp8_linears must name dense and/or experts, got {self.fp8_linears!r}")
+        if self.hf_loss_bytes is not None and not (
+                isinstance(self.hf_loss_bytes, tuple) and len(self.hf_loss_bytes) == 2
+                and all(isinstance(v, int) and 0 < v <= 64 for v in self.hf_loss_bytes)):
+            raise UserError(f"hf_loss_bytes must be two byte counts per logit between 1 and 64, got {self.hf_loss_bytes!r}")
         if self.logits_16bit_loss is not None and not (
                 isinstance(self.logits_16bit_loss, tuple) and len(self.logits_16bit_loss) == 2
                 and all(isinstance(v, (int, float)) and 0 <= v <= 16 for v in self.logits_16bit_loss)):
@@ -263,6 +273,10 @@ class TrainConfig:
             d["reference_pass"] = list(self.reference_pass or ())
         if d["logit_share"] == 1.0:        # said only where the trainer keeps fewer positions' logits
             d.pop("logit_share")
+        if d["hf_loss_bytes"] is None:      # said only where the files date an older transformers' loss
+            d.pop("hf_loss_bytes")
+        else:
+            d["hf_loss_bytes"] = list(self.hf_loss_bytes or ())
         if d["logits_16bit_loss"] is None:
             d.pop("logits_16bit_loss")
         else:
@@ -833,7 +847,8 @@ def _step_peak(model, cfg: TrainConfig, regime: Regime, training: _Training, res
     head_params = (params.lm_head or params.embed) if cfg.method == "full" else 0
     head_grad = 0 if offloaded else head_params * resident.grad_bytes / resident.shard_grads
     kept = acts.total
-    own_loss = loss_copies.extra_bytes_per_logit(model, compute) if loss_copies.model_computes_loss(cfg) else 0
+    own_loss = (loss_copies.extra_bytes_per_logit(model, compute, hf_loss=cfg.hf_loss_bytes, rows=cfg.micro_batch)
+                if loss_copies.model_computes_loss(cfg) else 0)
     # forward end, inside autocast: lm_head output, its fp32 upcast and the fp32 log-softmax (a remote-code model's
     # own loss may hold more: core/memory/loss_copies.py); loss backward: fp32 log-softmax kept, the incoming gradient
     # and the gradient of its input. A loss on the 16-bit logits holds the copies TrainConfig.logits_16bit_loss says

@@ -15,14 +15,20 @@ def model_computes_loss(cfg) -> bool:
     return cfg.stage in ("sft", "pt") and cfg.reference_model is None and not getattr(cfg, "fused_ce", False)
 
 
-def extra_bytes_per_logit(model, compute_bytes: int, training: bool = True) -> int:
+def extra_bytes_per_logit(model, compute_bytes: int, training: bool = True,
+                          hf_loss: tuple[int, int] | None = None, rows: int = 2) -> int:
     """Bytes per [token, vocab] element that the model's own forward holds at the loss's peak on top of what
     transformers' loss holds (16-bit logits + fp32 upcast + fp32 log-softmax); `training`: under autograd (the step),
     else evaluation's no_grad forward. 0 for families that use transformers' loss, and in fp32 compute, where the
-    remote code's casts return the tensor itself."""
+    remote code's casts return the tensor itself. `hf_loss`: (training, evaluation) bytes per logit of transformers'
+    own loss at the release the user's files show (TrainConfig.hf_loss_bytes; core/runners/hf_loss.py), where it
+    is not today's 10: (with two rows or more in the batch, with one row); `rows`: the batch's rows. Negative where
+    that release holds less (one row: no shifted copy)."""
     entry = OWN_LOSS_BYTES_16BIT.get(str(getattr(model, "family", "")))
-    if entry is None or compute_bytes != 2:
+    if compute_bytes != 2:
         return 0
+    if entry is None:
+        return 0 if hf_loss is None else (hf_loss[0] if rows > 1 else hf_loss[1]) - TRANSFORMERS_LOSS_BYTES_16BIT
     return (entry[0] if training else entry[1]) - TRANSFORMERS_LOSS_BYTES_16BIT
 
 

@@ -496,34 +496,21 @@ def _logits_16bit(job: Job, values: dict, family: str) -> dict:
     return {"logits_16bit_loss": (forward, backward)}
 
 
-# runners whose SFT hands the model its labels, so that transformers' own loss runs (LLaMA-Factory, TRL / Trainer
-# programs, Axolotl, ms-swift)
-_TRANSFORMERS_LOSS_RUNNERS = ("hf", "llamafactory", "axolotl", "ms-swift")
+def _hf_loss(job: Job, values: dict, model) -> dict:
+    """transformers' own causal-LM loss at the release the files show (core/runners/hf_loss.py): v4.31-v4.48 hold more
+    of the logits than today's 10 bytes each."""
+    from rocm_tune.core.runners import hf_loss
 
-
-def _transformers_loss(job: Job, values: dict, family: str) -> dict:
-    """transformers' causal-LM loss of a pinned release before 4.48 (profiles/model_losses.py
-    PRE_450_LOSS_BYTES_16BIT): its fp32 shifted copy of the logits, 12 or 14 bytes per logit at the loss instead of
-    the 10 of the 4.50 loss the estimate counts. Only where the files pin the release (`transformers==4.44.2`), the
-    model computes its loss from labels (supervised fine-tuning / pre-training, no fused or chunked loss, no other
-    head, not Unsloth's patched forward) in a 16-bit compute dtype, and the family's forward is listed there."""
-    from rocm_tune.core.runners.preference_logits import pinned_release
-    from rocm_tune.profiles.model_losses import PRE_450_LOSS_BYTES_16BIT, PRE_450_LOSS_FAMILIES
-
-    if job.runner not in _TRANSFORMERS_LOSS_RUNNERS or family not in PRE_450_LOSS_FAMILIES:
+    if values.get("precision") not in ("bf16", "fp16", "pure_bf16") or values.get("fused_ce"):
         return {}
-    if values.get("stage", "sft") not in ("sft", "pt") or values.get("reference_model") or values.get("fused_ce"):
+    got = hf_loss.loss_bytes(job, model) if model is not None else None
+    if got is None:
         return {}
-    if values.get("precision") not in ("bf16", "fp16", "pure_bf16") or values.get("logits_16bit_loss") \
-            or values.get("head") or str(job.get("__upper_bound__") or "").startswith("unsloth"):
-        return {}
-    release = pinned_release(getattr(job, "files", None) or {}, "transformers")
-    for first, after, forward, backward, source in PRE_450_LOSS_BYTES_16BIT:
-        if release is not None and first <= release < after:
-            job.notes.append(f"transformers {release[0]}.{release[1]} pinned: its causal-LM loss ({source}) holds "
-                             f"{forward} bytes per logit at the loss's peak, not the 10 of transformers 4.50 on")
-            return {"logits_16bit_loss": (forward / 2, backward / 2)}
-    return {}
+    (several, one), said = got
+    job.notes.append(f"{model.family} causal-LM loss of the transformers release the files show ({said}): {several} bytes "
+                     f"per logit at the loss's peak with two rows or more in the batch, {one} with one row (its "
+                     f"shifted slice is already contiguous), not today's {hf_loss.TRANSFORMERS_LOSS_BYTES_16BIT}")
+    return {"hf_loss_bytes": (several, one)}
 
 
 def _torchtune_chunked_ce(job: Job, values: dict) -> dict:
@@ -612,6 +599,11 @@ def _fused_ce(job: Job) -> bool:
         return False
     flce = job.get("liger_fused_linear_cross_entropy")     # said by axolotl's flag / the OpenRLHF reader
     return bool(as_bool(flce)) if flce is not None else job.runner != "axolotl"
+
+
+# runners whose programs run transformers' own attention modules (LLaMA-Factory, TRL / Trainer programs, Axolotl,
+# ms-swift)
+_TRANSFORMERS_LOSS_RUNNERS = ("hf", "llamafactory", "axolotl", "ms-swift")
 
 
 def _pre_sdpa(job: Job, attn: str, family: str) -> str:
@@ -778,13 +770,13 @@ def build_config(job: Job, model, gpus: int | None, nodes: int | None, defaults:
     values.update(unsloth.terms(job, model, values))      # Unsloth's kernels, where the source pins them
     values.update({k: v or bool(values.get(k)) for k, v in _compiled(job, model).items()})
     values.update(_logits_16bit(job, values, str(getattr(model, "family", "") or "")))
+    values.update(_hf_loss(job, values, model))
     values.update(rl.logit_share(job))
     values.update(_torchtune_chunked_ce(job, values))
     head = heads.config_head(job, values, a)
     if "cutoff_len" in head:      # a retrieval trainer's length is its query and passage lengths, not a guess
         a[:] = [x for x in a if not x.startswith("cutoff_len: not set")]
     values.update(head)
-    values.update(_transformers_loss(job, values, str(getattr(model, "family", "") or "")))
     cfg = TrainConfig(**values)
     spread = as_int(job.get("__devmap_gpus__")) or 0
     if job.runner == "ms-swift" and spread > 1 and job.ds is not None:

@@ -429,6 +429,15 @@ OLD_CUTOFF = Default(1024, "hiyouga/LLaMA-Factory:src/llamafactory/hparams/data_
 _NEWEST_BY_KEY = (("checkpoint_dir", (0, 3, 3)),)
 
 
+def pinned_release(job: Job) -> tuple[int, int, int] | None:
+    """The one LLaMA-Factory release the files pin (`llamafactory==0.9.0`, `llmtuner==0.5.2`), or None."""
+    import re
+
+    pins = {(int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)) for t in job.files.values()
+            for m in re.finditer(_PIN_FULL, t or "")}
+    return next(iter(pins)) if len(pins) == 1 else None
+
+
 def newest_release(job: Job) -> tuple[tuple[int, int, int], str] | None:
     """(the newest LLaMA-Factory release the job's files allow, what says so), or None when nothing in them dates it:
     a pinned release, else the oldest bound among the entry / examples paths the files name and the old argument
