@@ -53,7 +53,10 @@ def test_preset_file_is_well_formed_and_loads(name):
     assert spec.warnings == ()
     # embeddings + lm_head + layers + final norm (RMSNorm; LayerNorm with bias for gpt_neox, gpt_neo, bert, opt) make the total
     p = spec.params
-    final_norm = spec.hidden_size * (2 if spec.family in ("gpt_neox", "gpt_neo", "bert", "opt", "deberta-v2") else 1)
+    # (the first ChatGLM-6B, the chatglm family with inner_hidden_size, has a LayerNorm with bias; ChatGLM2/3 RMSNorm)
+    biased = spec.family in ("gpt_neox", "gpt_neo", "gpt2", "bert", "opt", "deberta-v2") \
+        or spec.family == "chatglm" and "inner_hidden_size" in cfg
+    final_norm = spec.hidden_size * (2 if biased else 1)
     if spec.family == "opt" and cfg.get("do_layer_norm_before") is False:   # OPT-350m: post-LN, no final norm
         final_norm = 0
     assert p.total == p.embed + p.lm_head + sum(p.per_layer) + final_norm + p.other

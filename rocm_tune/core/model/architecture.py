@@ -255,6 +255,7 @@ SUPPORTED_FAMILIES: tuple[str, ...] = (
     "llama4_text",
     "gpt_neox",
     "gpt_neo",
+    "gpt2",
     "opt",
     "qwen2_5_vl",
     "kimi_vl",
@@ -997,9 +998,32 @@ def _baichuan(c: _Cfg) -> _Arch:
     return a
 
 
+def _chatglm_v1(c: _Cfg) -> _Arch:
+    # The first ChatGLM-6B (THUDM/chatglm-6b modeling_chatglm.py, its config keys inner_hidden_size / vocab_size /
+    # max_sequence_length): word_embeddings; per layer input_layernorm, attention.query_key_value (H -> 3H, bias) and
+    # attention.dense (bias), post_attention_layernorm, mlp.dense_h_to_4h (H -> inner, bias, gelu, not gated) and
+    # dense_4h_to_h (bias); final_layernorm; LayerNorms with bias; lm_head tied to word_embeddings (the config keeps
+    # PretrainedConfig's tie_word_embeddings=True; the checkpoint holds no lm_head weight).
+    a = _common(c, "chatglm", tie_default=True)
+    a.inter = c.int("inner_hidden_size", default=4 * a.hidden)
+    a.kv_heads = a.heads
+    a.max_pos = c.int("max_sequence_length", default=2048)
+    a.act = "gelu"
+    a.fused_qkv = "query_key_value"
+    a.q_bias = a.o_bias = True
+    a.o_name = "dense"
+    a.gated = False
+    a.mlp_names = ("dense_h_to_4h", "dense_h_to_4h", "dense_4h_to_h")
+    a.mlp_bias = True
+    a.norm_bias = True
+    return a
+
+
 def _chatglm(c: _Cfg) -> _Arch:
     # Remote code (modeling_chatglm.py, ChatGLM2/3/GLM-4 "chatglm" type): query_key_value, dense,
     # dense_h_to_4h (H -> 2*ffn, SwiGLU), dense_4h_to_h; output_layer untied.
+    if c.cfg.get("inner_hidden_size") is not None and c.cfg.get("ffn_hidden_size") is None:
+        return _chatglm_v1(_Cfg(c.cfg, c.label))   # v1's own keys, not ChatGLM2's defaults
     H = c.int("hidden_size")
     heads = c.int("num_attention_heads")
     kv_ch = c.int("kv_channels", default=H // heads if H % heads == 0 else None)
@@ -1098,6 +1122,26 @@ def _gpt_neo(c: _Cfg) -> _Arch:
     a = _common(c, "gpt_neo", tie_default=True)
     a.o_bias = True
     a.o_name = "out_proj"
+    a.gated = False
+    a.mlp_names = ("c_fc", "c_fc", "c_proj")
+    a.mlp_bias = True
+    a.norm_bias = True
+    if not c.has("activation_function", "hidden_act"):
+        a.act = "gelu_new"
+    a.extra_params = a.max_pos * a.hidden
+    return a
+
+
+def _gpt2(c: _Cfg) -> _Arch:
+    # transformers GPT2 (models/gpt2/modeling_gpt2.py, GPT2Config: n_embd / n_layer / n_head / n_positions / n_inner):
+    # wte + a learned position table wpe of n_positions rows; per layer ln_1, attn.c_attn (H -> 3H, bias) and
+    # attn.c_proj (bias), ln_2, mlp.c_fc / c_proj (not gated, gelu_new, n_inner None = 4 x n_embd) with bias; ln_f;
+    # LayerNorms with bias; lm_head tied to wte (GPT2LMHeadModel's _tied_weights_keys).
+    a = _common(c, "gpt2", tie_default=True)
+    a.max_pos = c.int("n_positions", "max_position_embeddings", default=1024)
+    a.fused_qkv = "c_attn"
+    a.q_bias = a.o_bias = True
+    a.o_name = "c_proj"
     a.gated = False
     a.mlp_names = ("c_fc", "c_fc", "c_proj")
     a.mlp_bias = True
@@ -1260,6 +1304,7 @@ _FAMILIES: dict[str, Callable[[_Cfg], _Arch]] = {
     "llama4_text": _llama4_text,
     "gpt_neox": _gpt_neox,
     "gpt_neo": _gpt_neo,
+    "gpt2": _gpt2,
     "opt": _opt,
     "bert": _bert,
     "t5": _t5,

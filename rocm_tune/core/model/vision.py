@@ -312,11 +312,13 @@ def _qwen3(v: dict, lm_hidden: int) -> VisionTower:
 
 def from_config(config: dict, lm_hidden: int) -> VisionTower | AudioTower | TiledTower | None:
     """The tower described by a config.json's vision_config (Qwen2-VL / Qwen2.5-VL / Qwen3-VL and Qwen3.5; the tiled
-    towers of InternVL, MiniCPM-V and GLM-4V) or, with none, its audio_config (a Whisper-style encoder: Qwen2-Audio);
+    towers of InternVL, MiniCPM-V and GLM-4V; Qwen-VL's "visual") or, with none, its audio_config (a Whisper-style encoder: Qwen2-Audio);
     None for others."""
     v = config.get("vision_config") if isinstance(config, dict) else None
     mt = str(config.get("model_type") or "") if isinstance(config, dict) else ""
     if not isinstance(v, dict):
+        if mt == "qwen" and isinstance(config.get("visual"), dict):
+            return qwen_vl_tower(config, lm_hidden)
         return _audio(config, lm_hidden)
     tiled = tiled_from_config(config, lm_hidden)
     if tiled is not None:
@@ -352,7 +354,7 @@ def from_config(config: dict, lm_hidden: int) -> VisionTower | AudioTower | Tile
 
 @dataclass(frozen=True)
 class TiledTower(_PlainBlocks):
-    kind: str                 # "internvl" | "minicpmv" | "glm4v"
+    kind: str                 # "internvl" | "minicpmv" | "glm4v" | "qwen_vl"
     depth: int
     hidden: int
     intermediate: int
@@ -462,6 +464,26 @@ def glm4v_tower(config: dict, lm_hidden: int) -> TiledTower:
     return TiledTower("glm4v", _int(v, "num_hidden_layers", 63), d, i, _int(v, "num_heads", 16), patch, size,
                       tokens, 1, block, other, extra_tokens=2, checkpointing=False, input_grads_hook=False,
                       lora_names=("query_key_value", "dense", "fc1", "fc2"))
+
+
+def qwen_vl_tower(config: dict, lm_hidden: int) -> TiledTower:
+    """Qwen-VL / Qwen-VL-Chat's ViT-bigG (remote code visual.py VisionTransformer, built from config.json's "visual"):
+    a bias-free Conv2d patch embedding, a 256 x width position table (interpolated to the grid), ln_pre, `layers`
+    VisualAttentionBlocks (ln_1/ln_2, attn.in_proj width -> 3 width and attn.out_proj with bias, mlp.c_fc / c_proj of
+    int(width * mlp_ratio) with bias, GELU) and the Resampler: 256 learned queries and a fixed sin-cos pos_embed of
+    output_dim, kv_proj Linear(width, output_dim) without bias, nn.MultiheadAttention(output_dim, output_dim / 128
+    heads), ln_q / ln_kv, then ln_post and proj (output_dim x output_dim). One 448 x 448 image is 1024 patches and 256
+    language tokens between <img> and </img>. Its TransformerBlock loops over the blocks with no checkpointing."""
+    v = config.get("visual") or {}
+    d, out = _int(v, "width", 1664), _int(v, "output_dim", lm_hidden)
+    i = int(d * _ratio(v, "mlp_ratio", 4.9231))
+    patch, size, q = _int(v, "patch_size", 14), _int(v, "image_size", 448), _int(v, "n_queries", 256)
+    block = 2 * _ln(d) + _lin(d, 3 * d) + _lin(d, d) + _lin(d, i) + _lin(i, d)
+    resampler = 2 * q * out + _lin(d, out, False) + _lin(out, 3 * out) + _lin(out, out) + 2 * _ln(out)
+    other = 3 * patch * patch * d + 256 * d + _ln(d) + resampler + _ln(out) + out * out
+    return TiledTower("qwen_vl", _int(v, "layers", 48), d, i, _int(v, "heads", 16), patch, size, q, 1, block, other,
+                      extra_tokens=2, checkpointing=False, input_grads_hook=False, cls_token=False,
+                      lora_names=("in_proj", "out_proj", "c_fc", "c_proj"))
 
 
 def tiled_from_config(config: dict, lm_hidden: int) -> TiledTower | None:
