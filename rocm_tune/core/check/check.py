@@ -640,7 +640,10 @@ def _logits_eval(model, cfg: TrainConfig, eval_batch: int, job: formats.Job | No
 
     per = 10 + (loss_copies.extra_bytes_per_logit(model, runners.regime(model, cfg).compute_bytes, training=False)
                 if loss_copies.model_computes_loss(cfg) else 0)
-    return float(max(tokens * vocab * per, attn) + held + tokens * int(model.hidden_size) * 2 * 4)
+    # GRPO's evaluation runs its training loss under no_grad (TRL GRPOTrainer.prediction_step -> compute_loss; ms-swift's
+    # GRPOTrainer.evaluation_loop calls the Trainer's loop, hence that prediction_step): the completion's logits only
+    # (logits_to_keep), the share the step counts too (cfg.logit_share, core/runners/rl.py)
+    return float(max(tokens * cfg.logit_share * vocab * per, attn) + held + tokens * int(model.hidden_size) * 2 * 4)
 
 
 def _generation(job: formats.Job, model, cfg: TrainConfig, eval_batch: int):
