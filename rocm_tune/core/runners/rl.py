@@ -242,6 +242,13 @@ def logit_share(job) -> dict:
     if rl is None or job.runner not in ("hf", "ms-swift") or per_prompt_generations(job) \
             or said is None or said.native not in TRL_GRPO_KEYS:
         return {}
+    if rl.swift and any(job.get(k) not in (None, "", "None", "none") for k in ("multi_turn_scheduler", "multi_turn_func")):
+        # ms-swift multi-turn GRPO (3.5 --multi_turn_func, 3.6 --multi_turn_scheduler): _prepare_batch_inputs keeps
+        # logits_to_keep = seq_len - the first trained label's position, i.e. every later turn, the environment's
+        # replies between them included (swift/trainers/rlhf_trainer/grpo_trainer.py): no completion-only share
+        job.notes.append("ms-swift multi-turn GRPO: the logits span every turn after the first prompt (logits_to_keep "
+                         "from the first completion token to the end), counted over the whole sequence")
+        return {}
     total = int(_num(job.get("cutoff_len"), rl.prompt + rl.completion))
     keep = rl.completion + 1
     if total <= keep:
