@@ -64,3 +64,17 @@ def test_swift_multi_turn_logits_whole_sequence(tmp_path):
     assert "logit_share" not in multi["understood"]
     assert multi["memory"]["step"]["peak_allocated_bytes"] > single["memory"]["step"]["peak_allocated_bytes"]
     assert any("multi-turn" in n for n in multi["notes"])
+
+
+def test_zero3_lora_vllm_sync_gathers_whole_model(tmp_path):
+    run = BASE.replace("Qwen/Qwen3-1.7B", "Qwen/Qwen2.5-7B-Instruct") \
+        + "    --use_vllm true --vllm_mode colocate --vllm_gpu_memory_utilization 0.3 --sleep_level 1 \\\n" \
+        + "    --deepspeed zero3\n"
+    whole = _check(tmp_path, run, gpu="a100-80gb")
+    split = _check(tmp_path, run.replace("--deepspeed zero3\n", "--deepspeed zero3 --move_model_batches 8\n"),
+                   gpu="a100-80gb")
+    assert any("gathers every parameter at once" in n for n in whole["notes"])
+    assert not any("gathers every parameter at once" in n for n in split["notes"])
+    gathered = 7.6e9 * 2 * (1 - 1 / 8)
+    diff = whole["memory"]["step"]["peak_allocated_bytes"] - split["memory"]["step"]["peak_allocated_bytes"]
+    assert 0.8 * gathered < diff < 1.2 * gathered

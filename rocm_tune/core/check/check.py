@@ -1104,6 +1104,12 @@ def _rl_phases(job: formats.Job, model, cfg: TrainConfig, phases: dict, gpu, not
     vram = float(gpu.vram_bytes) if gpu is not None else None
     new_step, gen, more = _rl.extra(spec, model, cfg, save["peak_allocated_bytes"], step["peak_allocated_bytes"],
                                     vram, ref)
+    why = _rl.zero3_gathered(job, spec, cfg.is_lora) if cfg.zero_stage == 3 and cfg.world_size > 1 else None
+    if why:
+        gathered = float(model.params.total) * dtype_bytes * (1 - 1 / cfg.world_size)
+        gen += gathered
+        more.append(f"GRPO under ZeRO-3: {why}: {gathered / 2**30:.2f} GiB per GPU beyond its shard, outside the "
+                    f"training step ({_rl.GATHER_SRC})")
     peak = max(new_step, gen)
     grow = max(0.0, peak - step["peak_allocated_bytes"])
     step["peak_allocated_bytes"] = int(peak)
