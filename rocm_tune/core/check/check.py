@@ -657,7 +657,10 @@ def _logits_eval(model, cfg: TrainConfig, eval_batch: int, job: formats.Job | No
     per = 10 + (loss_copies.extra_bytes_per_logit(model, runners.regime(model, cfg).compute_bytes, training=False,
                                                   hf_loss=cfg.hf_loss_bytes, rows=rows)
                 if loss_copies.model_computes_loss(cfg) else 0)
-    return float(max(tokens * vocab * per, attn) + held + tokens * int(model.hidden_size) * 2 * 4)
+    # GRPO's evaluation runs its training loss under no_grad (TRL GRPOTrainer.prediction_step -> compute_loss; ms-swift's
+    # GRPOTrainer.evaluation_loop calls the Trainer's loop, hence that prediction_step): the completion's logits only
+    # (logits_to_keep), the share the step counts too (cfg.logit_share, core/runners/rl.py)
+    return float(max(tokens * cfg.logit_share * vocab * per, attn) + held + tokens * int(model.hidden_size) * 2 * 4)
 
 
 def _generation(job: formats.Job, model, cfg: TrainConfig, eval_batch: int):
@@ -1091,6 +1094,18 @@ def _rl_side_models(job: formats.Job, model, cfg: TrainConfig, phases: dict, not
                  f"(the actor's shape without its lm_head, a value head instead; ZeRO-{cfg.zero_stage})")
 
 
+def _engine_in_peak(spec, vram: float | None, generating: bool) -> float:
+    """The colocated vLLM engine's bytes in the GRPO step's peak, counted without the allocator's fragmentation: vLLM
+    sizes the whole engine (weights, profiled activations, KV cache) to gpu_memory_utilization x the card's total,
+    measured with torch.cuda.mem_get_info (device level, reserved included), and allocates the KV cache as a few
+    whole per-layer tensors (vllm/worker/worker.py determine_num_available_blocks: total_gpu_memory *
+    gpu_memory_utilization - the profiled peak; V1 gpu_worker.py determine_available_memory likewise): the share
+    is already what the card holds, not an allocation the caching allocator rounds and splits."""
+    if spec.vllm != "colocate" or not vram or (spec.sleeps and not generating):
+        return 0.0
+    return spec.vllm_share * vram
+
+
 def _rl_phases(job: formats.Job, model, cfg: TrainConfig, phases: dict, gpu, notes: list[str]) -> None:
     """GRPO (core/runners/rl.py): the reference copy and the generation (a colocated vLLM engine or the KV cache)
     on top of the training state; the step phase holds whichever of training and generation peaks higher."""
@@ -1106,10 +1121,17 @@ def _rl_phases(job: formats.Job, model, cfg: TrainConfig, phases: dict, gpu, not
     vram = float(gpu.vram_bytes) if gpu is not None else None
     new_step, gen, more = _rl.extra(spec, model, cfg, save["peak_allocated_bytes"], step["peak_allocated_bytes"],
                                     vram, ref)
+    why = _rl.zero3_gathered(job, spec, cfg.is_lora) if cfg.zero_stage == 3 and cfg.world_size > 1 else None
+    if why:
+        gathered = float(model.params.total) * dtype_bytes * (1 - 1 / cfg.world_size)
+        gen += gathered
+        more.append(f"GRPO under ZeRO-3: {why}: {gathered / 2**30:.2f} GiB per GPU beyond its shard, outside the "
+                    f"training step ({_rl.GATHER_SRC})")
     peak = max(new_step, gen)
-    grow = peak - step["peak_allocated_bytes"]
+    grow = max(0.0, peak - step["peak_allocated_bytes"])
     step["peak_allocated_bytes"] = int(peak)
-    step["reserved_bytes"] += int(max(0.0, grow) * (1 + FRAGMENTATION))
+    step["reserved_bytes"] += int(grow * (1 + FRAGMENTATION) - FRAGMENTATION * min(grow, _engine_in_peak(
+        spec, vram, gen >= new_step)))
     notes += more
     if spec.vllm == "device" and vram:
         gen_gpu = _rl.engine_gpu_bytes(spec, model, vram)

@@ -137,6 +137,7 @@ PASSTHROUGH = ("model_name_or_path", "per_device_train_batch_size", "gradient_ac
                "fsdp",
                # online RL (GRPOConfig / TRL scripts' flags): read by core/runners/rl.py
                "use_vllm", "vllm_mode", "vllm_gpu_memory_utilization", "vllm_enable_sleep_mode", "beta",
+               "ds3_gather_for_generation",
                # DPOConfig/KTOConfig: the reference log-probabilities computed once before training, no frozen copy
                "precompute_ref_log_probs",
                "max_prompt_length", "max_completion_length", "num_generations")

@@ -27,7 +27,8 @@ TRL = "huggingface/trl:trl/trainer/grpo_config.py"
 SWIFT = "modelscope/ms-swift:swift/llm/argument/rlhf_args.py"
 # keys an RL config may carry, read as written (TRL GRPOConfig and ms-swift's rlhf arguments)
 KEYS = ("use_vllm", "vllm_mode", "vllm_gpu_memory_utilization", "vllm_enable_sleep_mode", "sleep_level", "beta",
-        "max_prompt_length", "max_completion_length", "num_generations", "offload_model", "offload_optimizer")
+        "max_prompt_length", "max_completion_length", "num_generations", "offload_model", "offload_optimizer",
+        "ds3_gather_for_generation", "move_model_batches")
 
 
 @dataclass(frozen=True)
@@ -217,6 +218,32 @@ def extra(rl: RLSpec, model, cfg, resident: float, step: float, vram: float | No
     return step + step_extra, resident + ref + gen_extra, notes
 
 
+# ZeRO-3: where the GRPO trainer gathers the whole 16-bit model on every GPU (deepspeed.zero.GatheredParameters)
+GATHER_SRC = ("huggingface/trl:trl/trainer/grpo_trainer.py (unwrap_model_for_generation(..., gather_deepspeed3_params="
+              "ds3_gather_for_generation), default True; _move_model_to_vllm: 'With PEFT and DeepSpeed ZeRO Stage 3, we "
+              "must gather the full model at once before merging' since 0.16); modelscope/ms-swift:swift/trainers/"
+              "rlhf_trainer/grpo_trainer.py (the same unwrap without vLLM; _move_model_to_vllm under PEFT gathers one "
+              "parameter group, the whole model while move_model_batches is None)")
+
+
+def zero3_gathered(job, rl: RLSpec, is_lora: bool) -> str | None:
+    """Why a ZeRO-3 GRPO run holds the whole model's 16-bit weights on every GPU outside the step, or None:
+    * without vLLM, generate runs inside unwrap_model_for_generation, which gathers every parameter unless
+      ds3_gather_for_generation is false (TRL, ms-swift's PtEngine path);
+    * with vLLM and a PEFT adapter, the weight sync gathers every parameter at once to merge the adapter (TRL >= 0.16;
+      ms-swift unless --move_model_batches splits it); a full fine-tune syncs one parameter at a time (no term)."""
+    if rl.vllm == "none":
+        said = job.get("ds3_gather_for_generation")
+        if said is not None and as_bool(said) is False:
+            return None
+        return "generate runs with the whole model gathered (ds3_gather_for_generation true)"
+    if not is_lora or rl.vllm not in ("colocate", "server"):
+        return None
+    if rl.swift and _num(job.get("move_model_batches"), 0) > 0:
+        return None
+    return "the weight sync to vLLM gathers every parameter at once to merge the LoRA adapter"
+
+
 def engine_gpu_bytes(rl: RLSpec, model, vram: float) -> float:
     """The vLLM GPU of TRL < 0.18: the engine's share plus the 16-bit weights it loads from the trainer
     (llm.load_weights(state_dict)); over the card, that GPU runs out (trl#2864, trl#2927: 'GRPO needs room on the
@@ -241,6 +268,13 @@ def logit_share(job) -> dict:
     said = job.settings.get("stage")
     if rl is None or job.runner not in ("hf", "ms-swift") or per_prompt_generations(job) \
             or said is None or said.native not in TRL_GRPO_KEYS:
+        return {}
+    if rl.swift and any(job.get(k) not in (None, "", "None", "none") for k in ("multi_turn_scheduler", "multi_turn_func")):
+        # ms-swift multi-turn GRPO (3.5 --multi_turn_func, 3.6 --multi_turn_scheduler): _prepare_batch_inputs keeps
+        # logits_to_keep = seq_len - the first trained label's position, i.e. every later turn, the environment's
+        # replies between them included (swift/trainers/rlhf_trainer/grpo_trainer.py): no completion-only share
+        job.notes.append("ms-swift multi-turn GRPO: the logits span every turn after the first prompt (logits_to_keep "
+                         "from the first completion token to the end), counted over the whole sequence")
         return {}
     total = int(_num(job.get("cutoff_len"), rl.prompt + rl.completion))
     keep = rl.completion + 1
