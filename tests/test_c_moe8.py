@@ -59,3 +59,46 @@ def test_compressed_tensors_linears_are_counted_decompressed(tmp_path):
     assert ct["verdict"] == "oom"
     grown = ct["memory"]["load"]["peak_allocated_bytes"] - awq["memory"]["load"]["peak_allocated_bytes"]
     assert grown > 35 * 2**30   # the linears' 1.5 bytes per parameter more (16 bits instead of ~4)
+
+
+AUX = """swift sft \\
+  --model Qwen/Qwen3-30B-A3B \\
+  --train_type lora \\
+  --max_length 4096 \\
+  --per_device_train_batch_size 2 \\
+  --gradient_checkpointing true {extra}\\
+  --output_dir out
+"""
+
+
+def _swift(tmp_path, name: str, extra: str) -> dict:
+    script = tmp_path / f"{name}.sh"
+    script.write_text(AUX.format(extra=extra))
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        rc = main(["check", str(script), "--vram-gib", "192", "--json"])
+    assert rc in (0, 1), out.getvalue()
+    return json.loads(out.getvalue())
+
+
+def _aux_gib(d: dict) -> float:
+    notes = [n for n in d["notes"] if n.startswith("router load-balancing loss")]
+    assert len(notes) == 1, d["notes"]
+    return float(notes[0].split(" holds ")[1].split(" GiB")[0])
+
+
+def test_router_aux_loss_one_hot_and_masks_are_counted(tmp_path):
+    """ms-swift's router_aux_loss_coef > 0 makes Qwen3-MoE return every layer's router logits and run transformers'
+    load_balancing_loss_func over them: 48 layers x 8192 tokens x top-8 of 128 experts."""
+    off = _swift(tmp_path, "off", "")
+    masked = _swift(tmp_path, "masked", "--router_aux_loss_coef 1e-3 ")
+    flat = _swift(tmp_path, "flat", "--router_aux_loss_coef 1e-3 --padding_free true ")
+    assert "router_aux_loss" not in off["understood"]
+    assert masked["understood"]["router_aux_loss"] == "masked"
+    assert flat["understood"]["router_aux_loss"] == "unmasked"
+    e, k, layers, tokens = 128, 8, 48, 2 * 4096
+    assert abs(_aux_gib(masked) - (3 * 2 * e * layers + 24 * k * e * layers) * tokens / 2**30) < 0.01
+    assert abs(_aux_gib(flat) - (3 * 2 * e * layers + 12 * k * e * layers) * tokens / 2**30) < 0.01
+    # a transient at the forward's end: the step's peak grows, never by more than the term itself
+    grown = masked["memory"]["step"]["peak_allocated_bytes"] - off["memory"]["step"]["peak_allocated_bytes"]
+    assert 0 < grown <= _aux_gib(masked) * 2**30 * 1.01
