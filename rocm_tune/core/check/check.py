@@ -231,11 +231,26 @@ def _quantized_base(model, cfg: TrainConfig, notes: list[str], gpu=None) -> Trai
         notes.append(f"the checkpoint is FP8 and {gpu.id} has no FP8: transformers dequantizes it to bf16, "
                      f"counted at 16 bits")
         return cfg
+    if bits and cfg.method == "lora" and _compressed_tensors(model):
+        notes.append("the checkpoint is compressed-tensors (llm-compressor): transformers loads its linears as "
+                     "CompressedLinear (CompressedTensorsConfig run_compressed=True), whose first forward decompresses "
+                     "the weight and keeps it as a 16-bit parameter for good (compressed-tensors >= 0.9.3, "
+                     "linear/compressed_linear.py forward): counted at 16 bits (the packed copy, also kept, is not "
+                     "counted)")
+        return cfg
     if bits in (4, 8) and cfg.method == "lora":
         notes.append(f"the checkpoint is {model.quantization}: its linear weights are counted at {bits} bits "
                      f"(as QLoRA {bits}-bit), not 16")
         return replace(cfg, method="qlora", quant_bits=bits)
     return cfg
+
+
+def _compressed_tensors(model) -> bool:
+    """The checkpoint's config.json says quant_method compressed-tensors (llm-compressor's format: its AWQ / GPTQ /
+    W4A16 / FP8 exports)."""
+    config = getattr(model, "config", None)
+    qc = config.get("quantization_config") if isinstance(config, dict) else None
+    return isinstance(qc, dict) and str(qc.get("quant_method") or "").lower() == "compressed-tensors"
 
 
 # ------------------------------------------------------------------------------------------------ memory

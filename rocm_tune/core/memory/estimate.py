@@ -157,6 +157,14 @@ class TrainConfig:
     # activation_func_with_probs / weighted_bias_swiglu_impl, token_dispatcher.py unpermute without probs): no routed
     # copy's weighted output is kept for the probabilities' gradient
     moe_probs_in_act: bool = False
+    # the runner turns on transformers' router load-balancing loss (output_router_logits: ms-swift router_aux_loss_coef
+    # > 0, swift/trainers/seq2seq_trainer.py; LLaMA-Factory moe_aux_loss_coef, model_utils/moe.py configure_moe):
+    # load_balancing_loss_func (models/qwen3_moe/modeling_qwen3_moe.py, the same in Mixtral / Qwen2-MoE / OLMoE /
+    # ...) concatenates every MoE layer's [tokens, experts] router logits, softmaxes them (saved) and one-hots the
+    # top-k as int64 [layers x tokens, top_k, experts]; with an attention mask it expands that mask to the same
+    # shape (a reshape copy, int64) and multiplies it with the one-hot's float copy - at the forward's end.
+    # "masked": the batch's attention mask reaches it; "unmasked": none does (a padding-free batch); "" = off
+    router_aux_loss: str = ""
     # the model's head (profiles/model_heads.py): "lm" = the vocabulary's logits and cross-entropy; "score" a
     # Linear(hidden, head_labels) classifier / reward head (no lm_head), "value" a value head beside the causal LM,
     # "token" one token's logit scores the row, "pooled" an embedding model (core/memory/heads.py counts them)
@@ -220,6 +228,8 @@ class TrainConfig:
                 isinstance(self.scores_bytes, tuple) and len(self.scores_bytes) == 2
                 and all(isinstance(v, (int, float)) and 0 <= v <= 64 for v in self.scores_bytes)):
             raise UserError(f"scores_bytes must be two byte counts per score between 0 and 64, got {self.scores_bytes!r}")
+        if self.router_aux_loss not in ("", "masked", "unmasked"):
+            raise UserError(f"router_aux_loss must be masked or unmasked, got {self.router_aux_loss!r}")
         if not isinstance(self.moe_probs_in_act, bool):
             raise UserError(f"moe_probs_in_act must be true or false, got {self.moe_probs_in_act!r}")
         if not isinstance(self.fp8_linears, tuple) or any(p not in ("dense", "experts") for p in self.fp8_linears):
@@ -293,7 +303,7 @@ class TrainConfig:
         for k in ("image_tokens", "vision_trainable", "vision_input_grads", "vision_scores",   # said only where a vision
                   "liger_norm", "liger_swiglu", "fused_ce", "mask_4d",              # tower / Liger kernel is estimated
                   "fused_ce_target", "lora_kernels", "fp8_linears", "moe_probs_in_act", "tiled_mlp",  # (or Unsloth's)
-                  "adam_sqrt_temp"):                                   # said only where the Trainer's AdamW makes it
+                  "router_aux_loss", "adam_sqrt_temp"):                                   # said only where the Trainer's AdamW makes it
             if not d[k]:
                 d.pop(k)
         return d
@@ -875,6 +885,10 @@ def _step_peak(model, cfg: TrainConfig, regime: Regime, training: _Training, res
             # the reference's no-grad forward beside the policy's fp32 logits and log-softmax
             policy, reference = cfg.reference_pass
             phases.append(kept + casts.forward + (policy + reference) * logits + softcap)
+    aux = router_aux_bytes(model, cfg, regime.compute_bytes) * acts.tokens
+    if aux:   # after the loss: the logits and what the loss keeps for its backward are still there
+        kept_loss = 0.0 if cfg.fused_ce and head is None else (compute + 4.0) * logits + softcap
+        phases.append(kept + casts.forward + kept_loss + aux)
     grads_after = float(head_grad)
     live_layers = acts.prefix + sum(acts.per_layer)
     layer_grads = _layer_gradients(model, cfg, training, resident)
@@ -917,6 +931,30 @@ def _zero1_step_grads(model, cfg: TrainConfig, all_grads: float, phases: list[fl
     if z12 is not None and z12.overflow_check:
         phases.append(all_grads + z12.overflow_check)
     return all_grads / max(1, cfg.world_size)
+
+
+def router_aux_bytes(model, cfg: TrainConfig, compute: int) -> float:
+    """Bytes per token transformers' load_balancing_loss_func holds at once (TrainConfig.router_aux_loss): the MoE
+    layers' router logits (kept through the forward for it), their concatenation and its softmax (compute dtype,
+    [layers x tokens, experts] each), and the top-k one-hot int64 mask [layers x tokens, k, experts] with its float
+    copy; with an attention mask also that mask expanded to the one-hot's shape (int64) and their product (fp32):
+    3 E L compute bytes + 24 k E L (12 k E L without a mask)."""
+    if not cfg.router_aux_loss or not model.num_experts:
+        return 0.0
+    layers, experts, top_k = max(1, model.moe_layers), model.num_experts, max(1, model.num_experts_per_tok)
+    per_choice = 24 if cfg.router_aux_loss == "masked" else 12
+    return float(3 * compute * experts * layers + per_choice * top_k * experts * layers)
+
+
+def _router_aux_note(model, cfg: TrainConfig, compute: int, tokens: int) -> list[str]:
+    aux = router_aux_bytes(model, cfg, compute) * tokens
+    if not aux:
+        return []
+    return [f"router load-balancing loss (output_router_logits): transformers' load_balancing_loss_func holds "
+            f"{aux / 2**30:.2f} GiB at the forward's end ({model.moe_layers} MoE layers x {tokens} tokens x "
+            f"top-{model.num_experts_per_tok} of {model.num_experts} experts: the int64 one-hot"
+            + (" and the attention mask expanded to it" if cfg.router_aux_loss == "masked" else "")
+            + ", fp32 copies, the router logits and their softmax)"]
 
 
 def _foreach_adam(cfg: TrainConfig, training: _Training, regime: Regime, resident: _Resident) -> float:
@@ -1052,6 +1090,7 @@ def estimate(model, cfg: TrainConfig, gpu=None, *, prefetch_bucket: int | None =
     if own_loss:
         notes.append(own_loss)
     _kernel_notes(model, cfg, acts.tokens, notes)
+    notes.extend(_router_aux_note(model, cfg, regime.compute_bytes, acts.tokens))
     step += _step_extras(model, cfg, training, notes)
     notes += _foreach_adam_note(cfg, _foreach_adam(cfg, training, regime, resident))
     vis = vision_memory(model, cfg, regime, lambda n, b: _optimizer_state(model, cfg, n, b))

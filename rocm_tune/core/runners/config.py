@@ -475,6 +475,47 @@ def _compiled(job: Job, model) -> dict:
     return {"liger_norm": True, "liger_swiglu": bool(getattr(model, "gated_mlp", False))}
 
 
+# model types whose config LLaMA-Factory sets output_router_logits on when moe_aux_loss_coef is given
+# (src/llamafactory/model/model_utils/moe.py configure_moe; the text config of glm4v_moe / InternVL-3.5's qwen3_moe)
+LF_ROUTER_LOGITS_TYPES = frozenset(("dbrx", "ernie4_5_moe", "granitemoe", "jamba", "jetmoe", "llama4", "llama4_text",
+                                    "mixtral", "olmoe", "phimoe", "qwen2_moe", "qwen3_moe", "glm4v_moe_text"))
+
+
+def _router_aux(job: Job, model) -> dict:
+    """Whether the runner makes an MoE model compute transformers' router load-balancing loss (TrainConfig
+    .router_aux_loss): ms-swift passes output_router_logits=True when router_aux_loss_coef > 0 (its default 0;
+    swift/trainers/seq2seq_trainer.py _prepare_inputs), LLaMA-Factory sets it on the config for the types it lists
+    when moe_aux_loss_coef is given (default None), axolotl's output_router_logits: true sets it on the config.
+    "masked" where the collator's attention mask reaches load_balancing_loss_func, "unmasked" where none does."""
+    if model is None or not getattr(model, "num_experts", 0):
+        return {}
+    if job.runner == "ms-swift":
+        coef = job.get("router_aux_loss_coef")
+        on = _number(coef) > 0
+    elif job.runner == "llamafactory":
+        coef = job.get("moe_aux_loss_coef")
+        on = _number(coef) != 0 and str(getattr(model, "family", "")) in LF_ROUTER_LOGITS_TYPES
+    elif job.runner == "axolotl":
+        on = bool(as_bool(job.get("output_router_logits")))
+    else:
+        return {}
+    if not on:
+        return {}
+    # ms-swift's padding_free / packing collator hands the model position_ids and no attention_mask
+    # (swift/template/base.py _data_collator makes attention_mask only `if not self.padding_free`; packing sets
+    # padding_free), so the loss takes its unmasked branch
+    flat = job.runner == "ms-swift" and any(as_bool(job.get(k)) for k in ("padding_free", "packing"))
+    return {"router_aux_loss": "unmasked" if flat else "masked"}
+
+
+def _number(v) -> float:
+    """A setting's value as a number; 0 where it is not set or not a number."""
+    try:
+        return float(str(v).strip("'\"")) if v is not None else 0.0
+    except ValueError:
+        return 0.0
+
+
 def _logits_16bit(job: Job, values: dict, family: str) -> dict:
     """TRL's DPOTrainer under DeepSpeed in 16 bit: its loss holds copies of the 16-bit logits, not the fp32 upcast
     and fp32 log-softmax (core/runners/preference_logits.py)."""
@@ -767,6 +808,7 @@ def build_config(job: Job, model, gpus: int | None, nodes: int | None, defaults:
     values["runner"] = "builtin" if job.runner == "builtin" else "llamafactory" if lf else executes or "hf"
     values["lf_launch"] = bool(job.lf_launch)     # a user's own config: stock llamafactory-cli
     values.update(_liger(job, model))
+    values.update(_router_aux(job, model))
     values.update(unsloth.terms(job, model, values))      # Unsloth's kernels, where the source pins them
     values.update({k: v or bool(values.get(k)) for k, v in _compiled(job, model).items()})
     values.update(_logits_16bit(job, values, str(getattr(model, "family", "") or "")))

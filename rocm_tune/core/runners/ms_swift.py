@@ -60,6 +60,10 @@ MAP.update({"freeze_vit": "freeze_vision_tower", "freeze_aligner": "freeze_multi
             "vit_gradient_checkpointing": "vit_gradient_checkpointing",
             # TemplateArguments.truncation_strategy: delete/raise drop an over-long row, left/right cut its text
             "truncation_strategy": "truncation_strategy",
+            # TrainArgumentsMixin.router_aux_loss_coef (default 0): > 0 turns on an MoE model's output_router_logits
+            "router_aux_loss_coef": "router_aux_loss_coef",
+            # TemplateArguments.padding_free: one flat row, no attention_mask (swift/template/base.py _data_collator)
+            "padding_free": "padding_free",
             # DataArguments.streaming: a streamed dataset is not split (split_dataset_ratio set to 0): no eval
             "streaming": "streaming"})
 # ms-swift 2.x (swift/llm/utils/argument.py SftArguments, before the 3.0 rewrite): flags only that release has, and
