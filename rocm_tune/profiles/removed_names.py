@@ -92,6 +92,12 @@ _VLLM_ROWS: tuple[tuple[str, str, str, str, str, str, str, str], ...] = (
      "vllm-project/vllm PR #22772 (renamed to structured outputs) and PR #29326 (the deprecated names removed)"),
     ("vllm", "import", "GuidedDecodingParams", "", "0.11.2", "0.12.0", "vllm.sampling_params.StructuredOutputsParams",
      "vllm-project/vllm PR #29326 (vllm/sampling_params.py); huggingface/trl PR #4117 / #4797 for vllm 0.12"),
+    ("vllm", "kwarg", "prompt_token_ids", r"generate|embed", "0.10.1.1", "0.10.2",
+     "prompts=[TokensPrompt(prompt_token_ids=ids), ...] (vllm.inputs)",
+     "vllm-project/vllm PR #18800 'Remove prompt_token_ids arg fallback in LLM.generate and LLM.embed' "
+     "(deprecated in PR #11129)"),
+    ("vllm", "kwarg", "enable_prompt_adapter", _ENG, "0.9.2", "0.10.0", "nothing: prompt adapters left vLLM (LoRA "
+     "adapters: enable_lora=)", "vllm-project/vllm PR #20588 '[V0 Deprecation] Remove Prompt Adapters'"),
     ("vllm", "import", "vllm.worker", "", "0.11.0", "0.11.1", "vllm.v1.worker (WorkerWrapperBase: "
      "vllm.v1.worker.worker_base)", "vllm-project/vllm PR #25901 'Remove vllm.worker' (V0 engine removal)"),
 )
