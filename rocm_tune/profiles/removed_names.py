@@ -8,10 +8,105 @@ attribute`, `No module named`, `got an unexpected keyword argument`) was written
 """
 from __future__ import annotations
 
+# e-tf8: transformers 4.3x -> 5.x, read from the wheels named (4.36.2 4.44.2 4.46.0 4.47.1 4.48.0 4.49.0 4.50.0
+# 4.57.6, and 5.24.0 installed here) and from MIGRATION_GUIDE_V5.md at huggingface/transformers@048bd927 ("the v5
+# guide"); "5.0.0" is written only where the guide or the removal's own deprecation message names v5.0, otherwise
+# the first release read without the name. shape "attr": `'<Class>' object has no attribute '<name>'` (or `type
+# object '<Class>'`), callee = the class regex.
+_V5 = "MIGRATION_GUIDE_V5.md at huggingface/transformers@048bd927 ({}); present in the 4.57.6 wheel, absent from 5.24.0"
+_W = "transformers/{f} in the {a} wheel, absent from the {b} wheel"
+_TA = r"\w*TrainingArguments|\w*Config"
+_TA_V5 = (  # (keyword, replacement): the guide's "Removing ... arguments in TrainingArguments"
+    ("per_gpu_train_batch_size", "per_device_train_batch_size="), ("per_gpu_eval_batch_size", "per_device_eval_batch_size="),
+    ("no_cuda", "use_cpu="), ("use_mps_device", "nothing: mps is used when detected"),
+    ("fp16_backend", "nothing: torch.amp only"), ("half_precision_backend", "nothing: torch.amp only"),
+    ("include_inputs_for_metrics", "include_for_metrics="), ("push_to_hub_token", "hub_token="),
+    ("push_to_hub_model_id", "hub_model_id="), ("push_to_hub_organization", "hub_model_id="),
+    ("tpu_metrics_debug", "debug="), ("fsdp_min_num_params", "fsdp_config="),
+    ("fsdp_transformer_layer_cls_to_wrap", "fsdp_config="), ("include_tokens_per_second", "include_num_input_tokens_seen="),
+    ("use_legacy_prediction_loop", "nothing: evaluation_loop only"), ("overwrite_output_dir", "resume_from_checkpoint="),
+    ("logging_dir", "the TENSORBOARD_LOGGING_DIR environment variable"), ("jit_mode_eval", "use_torch_compile="),
+    ("tpu_num_cores", "the TPU_NUM_CORES environment variable"), ("past_index", "nothing (removed)"),
+    ("ray_scope", "the RAY_SCOPE environment variable"), ("warmup_ratio", "warmup_steps= (a float is a ratio)"),
+    ("mp_parameters", "nothing (removed)"),
+)
+_ATTN = "the model's attention class with config._attn_implementation / attn_implementation= (attention interface)"
+_TF_ROWS: tuple[tuple[str, str, str, str, str, str, str, str], ...] = (
+    *(("transformers", "kwarg", kw, _TA, "4.57.6", "5.0.0", inst, _V5.format("Trainer: TrainingArguments"))
+      for kw, inst in _TA_V5),
+    ("transformers", "kwarg", "save_safetensors", _TA, "4.57.6", "5.24.0", "nothing: safetensors is always written",
+     _W.format(f="training_args.py", a="4.57.6", b="5.24.0")),
+    *(("transformers", "kwarg", kw, r"\w+", "4.57.6", "5.0.0", "quantization_config=BitsAndBytesConfig(...)",
+       _V5.format("Quantization changes")) for kw in ("load_in_8bit", "load_in_4bit")),
+    *(("transformers", "kwarg", kw, r"push_to_hub", "4.57.6", "5.0.0", "repo_id=", _V5.format("PushToHubMixin"))
+      for kw in ("organization", "repo_url", "use_temp_dir")),
+    *(("transformers", "import", n, "", "4.47.1", "4.48.0", _ATTN,
+       _W.format(f=f"models/{m}/modeling_{m}.py", a="4.47.1", b="4.48.0"))
+      for n, m in (("LlamaFlashAttention2", "llama"), ("LlamaSdpaAttention", "llama"),
+                   ("MistralFlashAttention2", "mistral"), ("Qwen2FlashAttention2", "qwen2"))),
+    ("transformers", "import", "is_torch_tpu_available", "", "4.50.0", "4.57.6", "is_torch_xla_available",
+     "transformers/utils/import_utils.py: FutureWarning 'is deprecated and will be removed in 4.41.0'; exported by the "
+     "4.50.0 wheel, not by 4.57.6's"),
+    ("transformers", "import", "AutoModelForVision2Seq", "", "4.57.6", "5.0.0", "AutoModelForImageTextToText",
+     "transformers/models/auto/modeling_auto.py FutureWarning 'is deprecated and will be removed in v5.0' (4.57.6 "
+     "wheel); absent from 5.24.0"),
+    ("transformers", "import", "top_k_top_p_filtering", "", "4.36.2", "4.44.2", "TopKLogitsWarper / TopPLogitsWarper",
+     _W.format(f="__init__.py", a="4.36.2", b="4.44.2")),
+    ("transformers", "import", "is_flash_attn_available", "", "4.36.2", "4.44.2", "is_flash_attn_2_available",
+     _W.format(f="utils/__init__.py", a="4.36.2", b="4.44.2")),
+    ("transformers", "import", "shard_checkpoint", "", "4.46.0", "4.47.1",
+     "huggingface_hub.split_torch_state_dict_into_shards", _W.format(f="modeling_utils.py", a="4.46.0", b="4.47.1")),
+    *(("transformers", "import", n, "", "4.57.6", "5.0.0", "HF_HOME / huggingface_hub.constants",
+       _V5.format("Environment variables")) for n in ("TRANSFORMERS_CACHE", "PYTORCH_TRANSFORMERS_CACHE",
+                                                      "PYTORCH_PRETRAINED_BERT_CACHE", "HUGGINGFACE_CO_RESOLVE_ENDPOINT")),
+    *(("transformers", "import", n, "", "4.57.6", "5.0.0", "a custom_generate repository on the Hub (constrained "
+       "beam search left the library)", _V5.format("Generate: PR #41223")) for n in
+      ("Constraint", "PhrasalConstraint", "DisjunctiveConstraint", "ConstraintListState")),
+    *(("transformers", "import", n, "", "4.57.6", "5.0.0", "the PyTorch class (TensorFlow and Jax left the library)",
+       _V5.format("Removal of TensorFlow and Jax")) for n in ("TFPreTrainedModel", "FlaxPreTrainedModel")),
+    *(("transformers", "import", n, "", "4.57.6", "5.24.0", "DynamicCache / StaticCache (per-layer cache types)",
+       _W.format(f="cache_utils.py", a="4.57.6", b="5.24.0")) for n in ("HybridCache", "OffloadedCache",
+                                                                         "SlidingWindowCache")),
+    ("transformers", "import", "find_pruneable_heads_and_indices", "", "4.57.6", "5.0.0",
+     "nothing: head pruning left the library", _V5.format("Attention-related features: PR #41417")),
+    ("transformers", "attr", "get_max_length", r"\w*Cache", "4.48.0", "4.49.0", "get_max_cache_shape()",
+     _W.format(f="cache_utils.py", a="4.48.0", b="4.49.0") + " ('deprecated in favor of get_max_cache_shape')"),
+    ("transformers", "attr", "seen_tokens", r"\w*Cache", "4.50.0", "4.57.6", "get_seq_length() / cache_position",
+     _W.format(f="cache_utils.py", a="4.50.0", b="4.57.6") + " (warning: 'will be removed in v4.41')"),
+    ("transformers", "attr", "get_usable_length", r"\w*Cache", "4.50.0", "4.57.6", "get_seq_length()",
+     _W.format(f="cache_utils.py", a="4.50.0", b="4.57.6")),
+    *(("transformers", "attr", n, r"\w*Cache", "4.57.6", "5.24.0", "DynamicCache(...) / the cache's layers",
+       _W.format(f="cache_utils.py", a="4.57.6", b="5.24.0")) for n in ("from_legacy_cache", "to_legacy_cache")),
+)
+
+# e-tf8: vLLM engine arguments, SamplingParams fields and modules (LLM(**kw) builds EngineArgs(**kw); SamplingParams
+# is a msgspec.Struct from 0.6: `Unexpected keyword argument 'x'`), each from the PR that removed it
+_ENG = r"(?:Async)?EngineArgs|LLM"
+_SP = r"(?:\w*SamplingParams)?"
+_VLLM_ROWS: tuple[tuple[str, str, str, str, str, str, str, str], ...] = (
+    ("vllm", "kwarg", "worker_use_ray", _ENG, "0.6.6.post1", "0.7.0", "distributed_executor_backend='ray'",
+     "vllm-project/vllm PR #12383 (deprecated since 0.4.3, commit 676a9998); EngineArgs at v0.7.0"),
+    ("vllm", "kwarg", "use_beam_search", _SP, "0.6.2", "0.6.3", "LLM.beam_search(prompts, BeamSearchParams(...))",
+     "vllm-project/vllm PR #9105 'remove beam search from the core'; issue #10605 (SamplingParams docs 0.6.2/0.6.3)"),
+    ("vllm", "kwarg", "guided_decoding", _SP, "0.11.2", "0.12.0", "structured_outputs=StructuredOutputsParams(...)",
+     "vllm-project/vllm PR #22772 (renamed to structured outputs) and PR #29326 (the deprecated names removed)"),
+    ("vllm", "import", "GuidedDecodingParams", "", "0.11.2", "0.12.0", "vllm.sampling_params.StructuredOutputsParams",
+     "vllm-project/vllm PR #29326 (vllm/sampling_params.py); huggingface/trl PR #4117 / #4797 for vllm 0.12"),
+    ("vllm", "kwarg", "prompt_token_ids", r"generate|embed", "0.10.1.1", "0.10.2",
+     "prompts=[TokensPrompt(prompt_token_ids=ids), ...] (vllm.inputs)",
+     "vllm-project/vllm PR #18800 'Remove prompt_token_ids arg fallback in LLM.generate and LLM.embed' "
+     "(deprecated in PR #11129)"),
+    ("vllm", "kwarg", "enable_prompt_adapter", _ENG, "0.9.2", "0.10.0", "nothing: prompt adapters left vLLM (LoRA "
+     "adapters: enable_lora=)", "vllm-project/vllm PR #20588 '[V0 Deprecation] Remove Prompt Adapters'"),
+    ("vllm", "import", "vllm.worker", "", "0.11.0", "0.11.1", "vllm.v1.worker (WorkerWrapperBase: "
+     "vllm.v1.worker.worker_base)", "vllm-project/vllm PR #25901 'Remove vllm.worker' (V0 engine removal)"),
+)
+
 # (library, shape, name, callee regex (kwarg shape) or "", last release that has it, first release without it,
 #  the installed release's replacement, source). shape: "import" (a name imported or looked up on the library's
 #  module: cannot import name / module has no attribute / No module named), "kwarg" (a keyword the callee no longer
-#  takes). "first without" is the first release read without the name (its removal is in or before it).
+#  takes), "attr" (e-tf8: an attribute of an object or class; callee = the class). "first without" is the first
+#  release read without the name (its removal is in or before it).
 REMOVED_NAMES: tuple[tuple[str, str, str, str, str, str, str, str], ...] = (
     ("peft", "import", "prepare_model_for_int8_training", "", "0.9.0", "0.10.0", "prepare_model_for_kbit_training",
      "peft src/peft/utils/other.py at v0.9.0 (deprecation warning), absent at v0.10.0"),
@@ -165,6 +260,8 @@ REMOVED_NAMES: tuple[tuple[str, str, str, str, str, str, str, str], ...] = (
     ("numpy", "import", "string_", "", "1.26.4", "2.0.0", "np.bytes_", "numpy 2.0 migration guide (NEP 52)"),
     ("numpy", "import", "unicode_", "", "1.26.4", "2.0.0", "np.str_", "numpy 2.0 migration guide (NEP 52)"),
     ("numpy", "import", "complex_", "", "1.26.4", "2.0.0", "np.complex128", "numpy 2.0 migration guide (NEP 52)"),
+    *_TF_ROWS,
+    *_VLLM_ROWS,
 )
 
 # The standard-library modules Python removed, by the release that removed them (PEP 594 and What's New in Python

@@ -2900,6 +2900,10 @@ def _refine_versions(r: Diagnosis, texts: Sequence[str]) -> None:
             (named := name_skew.removed_name(exception_hit(r).text) or
              name_skew.release_name(exception_hit(r).text) or name_skew.added_kwarg(exception_hit(r).text)) is not None:
         r.title, r.fix = named      # e-skew2: which release removed the name, and what replaced it
+    elif r.family in ("config_error", "unknown") and r.code in _NAMED_REMOVAL_CODES and \
+            (named := name_skew.removed_name(exception_hit(r).text)) is not None:
+        # e-tf8: FAMILIES.md "Rule 1, refined": a keyword/attribute/import a named release removed is the releases'
+        r.family, (r.title, r.fix) = "version_check", named
     elif r.family == "version_check" and r.code in _NAMED_REMOVAL_CODES and \
             (said := patched_forward.reading(r.first.context or r.first.text, r.first.pre, blob)) is not None:
         r.title, r.fix = said       # e-new18: already the versions; name the patching library

@@ -13,25 +13,40 @@ from rocm_tune.profiles.removed_names import ADDED_KWARGS, PYTHON_REMOVED_MODULE
 
 _IMPORT = re.compile(r"cannot import name '(\w+)' from '([\w.]+)'|module '([\w.]+)' has no attribute '(\w+)'|"
                      r"No module named '([\w.]+)'")
-_KWARG = re.compile(r"(?:\b([\w.]+?)(?:\.__init__)?\(\) )?got an unexpected keyword argument '(\w+)'")
+_KWARG = re.compile(r"(?:\b([\w.]+?)(?:\.__init__)?\(\) )?got an unexpected keyword argument '(\w+)'|"
+                    r"\bUnexpected keyword argument '(\w+)'")   # e-tf8: msgspec.Struct's (vLLM's SamplingParams)
+# e-tf8: an attribute looked up on an instance or a class (`'DynamicCache' object has no attribute 'get_max_length'`)
+_ATTR = re.compile(r"(?:'(\w+)' object|type object '(\w+)') has no attribute '(\w+)'")
 _NO_MODULE = re.compile(r"No module named '(\w+)(?:\.[\w.]+)?'")
+
+
+def _import_hit(imp: re.Match[str] | None, name: str, lib: str) -> bool:
+    if imp is None:
+        return False
+    if imp.group(5):    # `No module named 'a.b.c'`: the removed module or one below it
+        mod = imp.group(5)
+        return name.split(".")[0] == lib and "." in name and (mod == name or mod.startswith(name + "."))
+    got = (imp.group(1), imp.group(2)) if imp.group(1) else (imp.group(4), imp.group(3))
+    return got[0] == name and got[1].split(".")[0] == lib
+
+
+def _kwarg_hit(kw: re.Match[str] | None, name: str, callee: str) -> bool:
+    if kw is None or (kw.group(2) or kw.group(3)) != name:
+        return False
+    # msgspec's message names no callee: the row's callee pattern must accept "" (e-tf8)
+    got = "" if kw.group(3) else (kw.group(1) or "").split(".")[-1] or "x"
+    return re.fullmatch(callee, got) is not None
 
 
 def removed_name(line: str) -> tuple[str, str] | None:
     """(title, fix) when the line fails on a name a library release removed (profiles/removed_names.py)."""
-    imp, kw = _IMPORT.search(line), _KWARG.search(line)
+    imp, kw, attr = _IMPORT.search(line), _KWARG.search(line), _ATTR.search(line)
     for lib, shape, name, callee, last, first_without, instead, _src in REMOVED_NAMES:
-        if shape == "import" and imp:
-            got = (imp.group(1), imp.group(2)) if imp.group(1) else (imp.group(4), imp.group(3)) if imp.group(4) \
-                else (imp.group(5), imp.group(5))
-            if not (got[0] == name and got[1].split(".")[0] == lib):
-                continue
-        elif shape == "kwarg" and kw:
-            if kw.group(2) != name or not re.fullmatch(callee, (kw.group(1) or "").split(".")[-1] or "x"):
-                continue
-        else:
+        if not (shape == "import" and _import_hit(imp, name, lib) or shape == "kwarg" and _kwarg_hit(kw, name, callee)
+                or shape == "attr" and attr is not None and attr.group(3) == name and
+                re.fullmatch(callee, attr.group(1) or attr.group(2)) is not None):
             continue
-        what = name if shape == "import" else f"the keyword {name}="
+        what = name if shape == "import" else f"the keyword {name}=" if shape == "kwarg" else f"the attribute {name}"
         return (f"{lib} removed {what} ({last} has it, {first_without} does not): the code was written for an older "
                 f"{lib} than the one installed",
                 f"the installed {lib}'s replacement: {instead}; or install {lib} {last} (or the release of the "
