@@ -449,6 +449,9 @@ class _Arch:
     global_head_dim: int = 0
     global_kv_heads: int = 0
     global_k_eq_v: bool = False
+    # Llama 3.2 Vision (models/mllama MllamaCrossAttentionDecoderLayer): layers whose attention reads the image
+    # tokens; the same q/k/v/o shapes, plus per-head q_norm/k_norm and two tanh gates (one scalar each)
+    cross_layer: Callable[[int], bool] | None = None
     extra_params: int = 0  # model-level parameters not covered above
     embed_dim: int = 0  # width of the token embedding (and an untied lm_head's input) when not hidden (OPT-350m)
     warnings: list[str] = field(default_factory=list)
@@ -543,6 +546,8 @@ def _attn_extra(a: _Arch, i: int) -> int:
     if a.linear_layer is not None and a.linear_layer(i):
         conv_dim = 2 * a.lin_k_heads * a.lin_k_dim + a.lin_v_heads * a.lin_v_dim
         return conv_dim * a.lin_conv + 2 * a.lin_v_heads
+    if a.cross_layer is not None and a.cross_layer(i):
+        return 2 * a.head_dim + 2   # cross_attn q_norm, k_norm; cross_attn_attn_gate, cross_attn_mlp_gate
     return a.attn_sinks
 
 
@@ -825,6 +830,18 @@ def _gemma4_text(c: _Cfg) -> _Arch:
         unmodelled.append("enable_moe_block")
     if unmodelled:
         a.warnings.append(f"gemma4_text: {', '.join(unmodelled)} not modelled (counted as a dense Gemma 4 decoder)")
+    return a
+
+
+def _mllama_text(c: _Cfg) -> _Arch:
+    """Llama 3.2 Vision's language model (transformers models/mllama, MllamaTextConfig / MllamaTextModel): a Llama
+    decoder of num_hidden_layers layers, of which those in ``cross_attention_layers`` attend to the image tokens
+    (the vision tower's output, projected to hidden_size) with the same projection shapes; the token embedding has
+    vocab_size + 8 rows (the image and reserved special tokens), the untied lm_head vocab_size."""
+    a = _common(c, "mllama_text")
+    cross = frozenset(c.int_list("cross_attention_layers"))
+    a.cross_layer = cross.__contains__
+    a.extra_params = 8 * a.hidden   # embed_tokens = nn.Embedding(vocab_size + 8, hidden_size)
     return a
 
 
@@ -1316,6 +1333,7 @@ _FAMILIES: dict[str, Callable[[_Cfg], _Arch]] = {
     "gemma2": _gemma2,
     "gemma3_text": _gemma3_text,
     "gemma4_text": _gemma4_text,
+    "mllama_text": _mllama_text,
     "phi3": _phi3,
     "deepseek_v2": _deepseek_v2,
     "deepseek_v3": _deepseek_v3,
@@ -1356,6 +1374,9 @@ _FAMILY_DEFAULTS: dict[str, dict] = {
     "glm4": _GLM_DEFAULTS,
     "seed_oss": {"head_dim": 128},    # SeedOssConfig's default, not hidden_size / heads
     "ernie4_5": {"head_dim": 128},    # Ernie4_5Config's default
+    # MllamaTextConfig's defaults (Llama-3.2-11B-Vision's text model); released text_configs omit some of them
+    "mllama_text": {"vocab_size": 128256, "hidden_size": 4096, "intermediate_size": 14336, "num_hidden_layers": 40,
+                    "num_attention_heads": 32, "num_key_value_heads": 8, "max_position_embeddings": 131072},
 }
 
 # model_type aliases seen in the wild -> family handler
@@ -1367,6 +1388,8 @@ _FAMILY_ALIASES = {
     "internlm3": "llama",              # transformers builds InternLM3 as LlamaForCausalLM (head_dim, no biases)
     "gemma3": "gemma3_text",  # a gemma3 config without text_config
     "gemma4": "gemma4_text",  # a gemma4 config without text_config
+    "mllama": "mllama_text",
+    "mllama_text_model": "mllama_text",   # MllamaTextConfig.model_type
     "qwen2_vl_text": "qwen2",
     "qwen2_5_vl_text": "qwen2",
     "qwen2_vl": "qwen2",  # the language model of a top-level Qwen2-VL / Qwen2.5-VL config.json
@@ -1392,7 +1415,7 @@ _FAMILY_ALIASES = {
 
 # vision-language wrappers whose language model is what gets counted (the vision tower is not)
 _VLM_TYPES = ("gemma3", "gemma3n", "gemma4", "llava", "mistral3", "qwen2_vl", "qwen2_5_vl", "qwen3_vl", "qwen3_vl_moe",
-              "llama4",
+              "llama4", "mllama",
               "kimi_vl", "internvl_chat", "minicpmv")
 _VLM_NOTE = "vision-language model: only the language model is counted (the vision tower and projector are not)"
 
