@@ -95,3 +95,10 @@ def test_presets_match_transformers_on_the_meta_device(name):
     with torch.device("meta"):
         model = cls(conf)
     assert sum(p.numel() for p in model.parameters()) == spec.params.total
+
+
+@pytest.mark.parametrize(("ref", "raw_b"), [("google/gemma-4-E4B-it", 8.0), ("unsloth/gemma-4-E2B-it", 5.1)])
+def test_gemma4_effective_sizes_load_their_raw_totals(ref, raw_b):
+    got = identify_model(ref, network=False)
+    assert got.how == "assumed" and got.spec is not None
+    assert abs(got.spec.params.total / 1e9 - raw_b) < 0.2    # the per-layer embeddings are loaded too
