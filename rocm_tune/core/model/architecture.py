@@ -498,6 +498,8 @@ def _layer_parts(a: _Arch, i: int) -> tuple[list[tuple[str, int, int, int, bool,
             norms += 2 * hd * (2 if a.norm_bias else 1)
         if a.qk_norm_full:
             norms += (a.heads + a.kv_heads) * a.head_dim
+        if a.cross_layer is not None and a.cross_layer(i):
+            norms += 2 * hd + 2   # cross_attn q_norm, k_norm; the cross_attn_attn_gate / cross_attn_mlp_gate scalars
 
     # MLP / MoE
     is_moe = bool(a.num_experts) and (a.moe_layer is None or a.moe_layer(i))
@@ -546,8 +548,6 @@ def _attn_extra(a: _Arch, i: int) -> int:
     if a.linear_layer is not None and a.linear_layer(i):
         conv_dim = 2 * a.lin_k_heads * a.lin_k_dim + a.lin_v_heads * a.lin_v_dim
         return conv_dim * a.lin_conv + 2 * a.lin_v_heads
-    if a.cross_layer is not None and a.cross_layer(i):
-        return 2 * a.head_dim + 2   # cross_attn q_norm, k_norm; cross_attn_attn_gate, cross_attn_mlp_gate
     return a.attn_sinks
 
 
