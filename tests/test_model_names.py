@@ -79,7 +79,7 @@ TUNED = [
     ("/workspace/model/Qwen3.5-27B", "qwen3.5", 27, None, None, "name", "qwen3.5-27b"),
     ("/jfs/zhenlin.liang/model/Qwen3-Omni-30B-A3B-Instruct", "qwen3omni", 30, 3, None, "assumed", None),
     ("/root/autodl-tmp/models/Qwen/Qwen3___5-2B", "qwen3.5", 2, None, None, "name", "qwen3.5-2b"),
-    ("unsloth/gemma-4-31B-it-unsloth-bnb-4bit", "gemma4", 31, None, "bnb-4bit", "assumed", None),
+    ("unsloth/gemma-4-31B-it-unsloth-bnb-4bit", "gemma4", 31, None, "bnb-4bit", "name", "gemma-4-31b"),
     ("/root/autodl-tmp/models/", None, None, None, None, "unknown", None),
     ("/models/base-model", None, None, None, None, "unknown", None),
 ]

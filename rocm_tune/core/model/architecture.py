@@ -443,6 +443,15 @@ class _Arch:
     lin_k_dim: int = 0
     lin_v_dim: int = 0
     lin_conv: int = 0
+    # Gemma 4 (models/gemma4 Gemma4TextAttention): the full-attention layers use their own head width and KV heads,
+    # and with attention_k_eq_v no v_proj (the keys serve as values); None: every layer as the fields above
+    global_layer: Callable[[int], bool] | None = None
+    global_head_dim: int = 0
+    global_kv_heads: int = 0
+    global_k_eq_v: bool = False
+    # Llama 3.2 Vision (models/mllama MllamaCrossAttentionDecoderLayer): layers whose attention reads the image
+    # tokens; the same q/k/v/o shapes, plus per-head q_norm/k_norm and two tanh gates (one scalar each)
+    cross_layer: Callable[[int], bool] | None = None
     extra_params: int = 0  # model-level parameters not covered above
     embed_dim: int = 0  # width of the token embedding (and an untied lm_head's input) when not hidden (OPT-350m)
     warnings: list[str] = field(default_factory=list)
@@ -471,9 +480,13 @@ def _layer_parts(a: _Arch, i: int) -> tuple[list[tuple[str, int, int, int, bool,
         lin.append(("kv_b_proj", a.kv_lora_rank, a.heads * (a.qk_nope + a.v_head_dim), 1, False, "attn"))
         lin.append((a.o_name, a.heads * a.v_head_dim, H, 1, a.o_bias, "attn"))
     else:
-        q_out = a.heads * a.head_dim
-        kv_out = a.kv_heads * a.head_dim
-        if a.fused_qkv:
+        glob = a.global_layer is not None and a.global_layer(i)
+        hd = a.global_head_dim if glob else a.head_dim
+        q_out = a.heads * hd
+        kv_out = (a.global_kv_heads if glob else a.kv_heads) * hd
+        if glob and a.global_k_eq_v:
+            lin += [(a.qkv_names[0], H, q_out, 1, a.q_bias, "attn"), (a.qkv_names[1], H, kv_out, 1, a.k_bias, "attn")]
+        elif a.fused_qkv:
             lin.append((a.fused_qkv, H, q_out + 2 * kv_out, 1, a.q_bias, "attn"))
         else:
             qn, kn, vn = a.qkv_names
@@ -482,9 +495,11 @@ def _layer_parts(a: _Arch, i: int) -> tuple[list[tuple[str, int, int, int, bool,
             lin.append((vn, H, kv_out, 1, a.v_bias, "attn"))
         lin.append((a.o_name, q_out, H, 1, a.o_bias, "attn"))
         if a.qk_norm:
-            norms += 2 * a.head_dim * (2 if a.norm_bias else 1)
+            norms += 2 * hd * (2 if a.norm_bias else 1)
         if a.qk_norm_full:
             norms += (a.heads + a.kv_heads) * a.head_dim
+        if a.cross_layer is not None and a.cross_layer(i):
+            norms += 2 * hd + 2   # cross_attn q_norm, k_norm; the cross_attn_attn_gate / cross_attn_mlp_gate scalars
 
     # MLP / MoE
     is_moe = bool(a.num_experts) and (a.moe_layer is None or a.moe_layer(i))
@@ -792,6 +807,41 @@ def _gemma3_text(c: _Cfg) -> _Arch:
     a = _gemma2(c)
     a.family = "gemma3_text"
     a.qk_norm = True
+    return a
+
+
+def _gemma4_text(c: _Cfg) -> _Arch:
+    """Gemma 4's language model (transformers models/gemma4, Gemma4TextConfig / Gemma4TextAttention): Gemma 3's
+    decoder (four norms a layer, q/k norms; the v_norm has no weight) whose ``full_attention`` layers (every sixth
+    by default) use ``global_head_dim`` and ``num_global_key_value_heads`` and, with ``attention_k_eq_v``, no v_proj.
+    The per-layer-embedding (E2B/E4B: hidden_size_per_layer_input), KV-sharing and MoE variants are not modelled."""
+    a = _gemma3_text(c)
+    a.family = "gemma4_text"
+    kinds = c.raw("layer_types")
+    if not isinstance(kinds, list) or len(kinds) != a.layers:
+        kinds = ["full_attention" if (i + 1) % 6 == 0 else "sliding_attention" for i in range(a.layers)]
+    full = frozenset(i for i, k in enumerate(kinds) if k == "full_attention")
+    a.global_layer = full.__contains__
+    a.global_head_dim = c.int("global_head_dim", default=a.head_dim)
+    a.global_kv_heads = c.int("num_global_key_value_heads", default=a.kv_heads)
+    a.global_k_eq_v = c.bool("attention_k_eq_v")
+    unmodelled = [k for k in ("hidden_size_per_layer_input", "num_kv_shared_layers") if c.raw(k)]
+    if c.bool("enable_moe_block"):
+        unmodelled.append("enable_moe_block")
+    if unmodelled:
+        a.warnings.append(f"gemma4_text: {', '.join(unmodelled)} not modelled (counted as a dense Gemma 4 decoder)")
+    return a
+
+
+def _mllama_text(c: _Cfg) -> _Arch:
+    """Llama 3.2 Vision's language model (transformers models/mllama, MllamaTextConfig / MllamaTextModel): a Llama
+    decoder of num_hidden_layers layers, of which those in ``cross_attention_layers`` attend to the image tokens
+    (the vision tower's output, projected to hidden_size) with the same projection shapes; the token embedding has
+    vocab_size + 8 rows (the image and reserved special tokens), the untied lm_head vocab_size."""
+    a = _common(c, "mllama_text")
+    cross = frozenset(c.int_list("cross_attention_layers"))
+    a.cross_layer = cross.__contains__
+    a.extra_params = 8 * a.hidden   # embed_tokens = nn.Embedding(vocab_size + 8, hidden_size)
     return a
 
 
@@ -1282,6 +1332,8 @@ _FAMILIES: dict[str, Callable[[_Cfg], _Arch]] = {
     "gemma": _gemma,
     "gemma2": _gemma2,
     "gemma3_text": _gemma3_text,
+    "gemma4_text": _gemma4_text,
+    "mllama_text": _mllama_text,
     "phi3": _phi3,
     "deepseek_v2": _deepseek_v2,
     "deepseek_v3": _deepseek_v3,
@@ -1322,6 +1374,9 @@ _FAMILY_DEFAULTS: dict[str, dict] = {
     "glm4": _GLM_DEFAULTS,
     "seed_oss": {"head_dim": 128},    # SeedOssConfig's default, not hidden_size / heads
     "ernie4_5": {"head_dim": 128},    # Ernie4_5Config's default
+    # MllamaTextConfig's defaults (Llama-3.2-11B-Vision's text model); released text_configs omit some of them
+    "mllama_text": {"vocab_size": 128256, "hidden_size": 4096, "intermediate_size": 14336, "num_hidden_layers": 40,
+                    "num_attention_heads": 32, "num_key_value_heads": 8, "max_position_embeddings": 131072},
 }
 
 # model_type aliases seen in the wild -> family handler
@@ -1332,6 +1387,9 @@ _FAMILY_ALIASES = {
     "minicpm": "llama",                # MiniCPM-1/2 (modeling_minicpm.py): Llama's weights, muP scaling in the forward
     "internlm3": "llama",              # transformers builds InternLM3 as LlamaForCausalLM (head_dim, no biases)
     "gemma3": "gemma3_text",  # a gemma3 config without text_config
+    "gemma4": "gemma4_text",  # a gemma4 config without text_config
+    "mllama": "mllama_text",
+    "mllama_text_model": "mllama_text",   # MllamaTextConfig.model_type
     "qwen2_vl_text": "qwen2",
     "qwen2_5_vl_text": "qwen2",
     "qwen2_vl": "qwen2",  # the language model of a top-level Qwen2-VL / Qwen2.5-VL config.json
@@ -1356,7 +1414,8 @@ _FAMILY_ALIASES = {
 }
 
 # vision-language wrappers whose language model is what gets counted (the vision tower is not)
-_VLM_TYPES = ("gemma3", "gemma3n", "llava", "mistral3", "qwen2_vl", "qwen2_5_vl", "qwen3_vl", "qwen3_vl_moe", "llama4",
+_VLM_TYPES = ("gemma3", "gemma3n", "gemma4", "llava", "mistral3", "qwen2_vl", "qwen2_5_vl", "qwen3_vl", "qwen3_vl_moe",
+              "llama4", "mllama",
               "kimi_vl", "internvl_chat", "minicpmv")
 _VLM_NOTE = "vision-language model: only the language model is counted (the vision tower and projector are not)"
 

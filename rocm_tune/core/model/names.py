@@ -380,6 +380,11 @@ NAMED_SIZES: dict[str, tuple[float, float | None, str | None]] = {
 EFFECTIVE_TOTALS: dict[tuple[str, float], tuple[float, str]] = {
     ("gemma3n", 2.0): (6.0, "Gemma 3n (per-layer embeddings, MatFormer decoder, audio and vision encoders)"),
     ("gemma3n", 4.0): (8.0, "Gemma 3n (per-layer embeddings, MatFormer decoder, audio and vision encoders)"),
+    # Gemma 4 E2B / E4B (model card: "2.3B effective (5.1B with embeddings)", "4.5B effective (8B with embeddings)");
+    # transformers models/gemma4: embed_tokens_per_layer (vocab_size_per_layer_input x layers x
+    # hidden_size_per_layer_input) beside the decoder, plus the audio and vision encoders
+    ("gemma4", 2.0): (5.1, "Gemma 4 (per-layer embeddings, KV-sharing decoder, audio and vision encoders)"),
+    ("gemma4", 4.0): (8.0, "Gemma 4 (per-layer embeddings, KV-sharing decoder, audio and vision encoders)"),
 }
 
 
