@@ -97,8 +97,8 @@ HELD_OUT = [
     ("/mnt/model/qwen2_5_vl_3b", "qwen2.5vl", 3, None, None, "name", "qwen2.5-vl-3b"),
     ("modelscope/Llama-2-70b-chat-ms", "llama2", 70, None, None, "name", "llama-2-70b"),
     ("qwen/Qwen-7B-Chat", "qwen", 7, None, None, "preset", "qwen-7b"),
-    # no size in the name, but its model card's (9.6B): a bound, said (issue 26 item 1)
-    ("qwen/Qwen-VL-Chat", "qwenvl", None, None, None, "assumed", None),
+    # no size in the name: the qwen-vl-chat preset (session 17; its config.json's Qwen-7B decoder + vision tower)
+    ("qwen/Qwen-VL-Chat", "qwenvl", None, None, None, "preset", "qwen-vl-chat"),
     ("/root/.cache/modelscope/hub/models/LLM-Research/Meta-Llama-3-8B-Instruct", "llama3", 8, None, None, "name",
      "llama-3-8b"),
     ("/share/u/models/meta-llama/Llama-3.1-8B-Instruct", "llama3.1", 8, None, None, "name", "llama-3.1-8b"),
