@@ -141,6 +141,13 @@ DATASETS["openai/gsm8k"] = (1691 + LF_TEMPLATE_ALLOWANCE, "any byte-level BPE to
                             "openai/grade-school-math 3101c7d5 grade_school_math/data/{train,test}.jsonl (the main "
                             f"subset): longest question + answer 1691 UTF-8 bytes, + {LF_TEMPLATE_ALLOWANCE} for the "
                             "chat template")
+# Looked for and NOT here (issue 26, c-data9: no published whole-set maximum, no copy in git to measure):
+# simplescaling/s1K and s1K-1.1 (the s1 paper says only that a 32768 block "avoids cutting off samples" and that
+# 4096 cuts 74 % of them: an upper bound equal to the cap); HuggingFaceH4/ultrafeedback_binarized; allenai/
+# tulu-3-sft-mixture; Search-R1's nq_hotpotqa_train prompts; wikitext-103-v1 rows (AMD-AIG-AIMA/pytorch-training-
+# benchmark dataset.py writes each row of the hub set as one sample); the original ADGEN (114,599 train rows, the
+# file shuxueslpi/chatGLM-6B-QLoRA's README names: the repos that ship it keep train.json out of git; ms-swift's
+# 98,399-row ModelScope copy below is another row set, so its 241 bounds only itself)
 # stages that generate their completions (GRPO, PPO, RLOO, online DPO, GKD, ...): the data holds only the prompts, so
 # the named data's longest sample bounds no sequence of theirs
 GENERATING_STAGES = ("grpo", "ppo", "rloo", "online_dpo", "gkd", "xpo", "nash_md", "reinforce_plus_plus", "remax",
