@@ -37,6 +37,14 @@ def _check_int(name: str, value, lo: int, hi: int) -> None:
         raise UserError(f"{name} must be between {lo} and {hi}, got {value}")
 
 
+def _check_pair(name: str, value, low: float, high: float, what: str, whole: bool = False) -> None:
+    """None, or two numbers between low and high (`whole`: integers): else a UserError naming the value."""
+    kinds = (int,) if whole else (int, float)
+    if value is not None and not (isinstance(value, tuple) and len(value) == 2 and all(
+            isinstance(v, kinds) and not isinstance(v, bool) and low <= v <= high for v in value)):
+        raise UserError(f"{name} must be two {what} between {low:g} and {high:g}, got {value!r}")
+
+
 def _check_choice(name: str, value, allowed: tuple[str, ...]) -> None:
     if value not in allowed:
         raise UserError(f"{name} {value!r} is not known; expected one of: {', '.join(allowed)}")
@@ -219,29 +227,16 @@ class TrainConfig:
             raise UserError(f"fused_ce_target must be a byte count >= 0, got {self.fused_ce_target!r}")
         if not isinstance(self.lora_kernels, tuple) or not all(model_lora.valid_target(t) for t in self.lora_kernels):
             raise UserError(f"lora_kernels must be module names, got {self.lora_kernels!r}")
-        if self.reference_pass is not None and not (
-                isinstance(self.reference_pass, tuple) and len(self.reference_pass) == 2
-                and all(isinstance(v, (int, float)) and 0 <= v <= 64 for v in self.reference_pass)):
-            raise UserError(f"reference_pass must be two byte counts per logit between 0 and 64, got "
-                            f"{self.reference_pass!r}")
-        if self.scores_bytes is not None and not (
-                isinstance(self.scores_bytes, tuple) and len(self.scores_bytes) == 2
-                and all(isinstance(v, (int, float)) and 0 <= v <= 64 for v in self.scores_bytes)):
-            raise UserError(f"scores_bytes must be two byte counts per score between 0 and 64, got {self.scores_bytes!r}")
+        _check_pair("reference_pass", self.reference_pass, 0, 64, "byte counts per logit")
+        _check_pair("scores_bytes", self.scores_bytes, 0, 64, "byte counts per score")
         if self.router_aux_loss not in ("", "masked", "unmasked"):
             raise UserError(f"router_aux_loss must be masked or unmasked, got {self.router_aux_loss!r}")
         if not isinstance(self.moe_probs_in_act, bool):
             raise UserError(f"moe_probs_in_act must be true or false, got {self.moe_probs_in_act!r}")
         if not isinstance(self.fp8_linears, tuple) or any(p not in ("dense", "experts") for p in self.fp8_linears):
             raise UserError(f"fp8_linears must name dense and/or experts, got {self.fp8_linears!r}")
-        if self.hf_loss_bytes is not None and not (
-                isinstance(self.hf_loss_bytes, tuple) and len(self.hf_loss_bytes) == 2
-                and all(isinstance(v, int) and 0 < v <= 64 for v in self.hf_loss_bytes)):
-            raise UserError(f"hf_loss_bytes must be two byte counts per logit between 1 and 64, got {self.hf_loss_bytes!r}")
-        if self.logits_16bit_loss is not None and not (
-                isinstance(self.logits_16bit_loss, tuple) and len(self.logits_16bit_loss) == 2
-                and all(isinstance(v, (int, float)) and 0 <= v <= 16 for v in self.logits_16bit_loss)):
-            raise UserError(f"logits_16bit_loss must be two copy counts between 0 and 16, got {self.logits_16bit_loss!r}")
+        _check_pair("hf_loss_bytes", self.hf_loss_bytes, 1, 64, "byte counts per logit", whole=True)
+        _check_pair("logits_16bit_loss", self.logits_16bit_loss, 0, 16, "copy counts")
         if isinstance(self.logit_share, bool) or not isinstance(self.logit_share, (int, float)) \
                 or not 0 < self.logit_share <= 1:
             raise UserError(f"logit_share must be a share above 0 and at most 1, got {self.logit_share!r}")
