@@ -110,3 +110,31 @@ def test_fused_experts_and_named_targets_are_left_alone(tmp_path):
     assert "lora_expert_linears" not in fused["understood"]
     named = _check(tmp_path, "named", "transformers==4.51.3\n", target="q_proj,v_proj")
     assert "lora_expert_linears" not in named["understood"]
+
+
+DEEPSEEK_V2_LITE = {
+    "architectures": ["DeepseekV2ForCausalLM"], "model_type": "deepseek_v2", "hidden_size": 2048,
+    "intermediate_size": 10944, "moe_intermediate_size": 1408, "n_routed_experts": 64, "n_shared_experts": 2,
+    "num_experts_per_tok": 6, "first_k_dense_replace": 1, "moe_layer_freq": 1, "num_hidden_layers": 27,
+    "num_attention_heads": 16, "num_key_value_heads": 16, "kv_lora_rank": 512, "q_lora_rank": None,
+    "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128, "vocab_size": 102400,
+    "max_position_embeddings": 163840, "torch_dtype": "bfloat16", "tie_word_embeddings": False,
+}
+
+
+def test_deepseek_router_is_a_parameter_not_wrapped():
+    model = model_from_config(DEEPSEEK_V2_LITE, "deepseek-v2-lite")
+    assert not model.router_as_linear and model.experts_as_linears
+    experts = sum((g.in_features + g.out_features) * g.count * g.layers for g in model.linears if g.kind == "expert")
+    assert experts > 0
+    assert _expert_adapters(DEEPSEEK_V2_LITE, 16) == 16 * experts
+
+
+def test_qwen3_vl_moe_experts_stay_fused_under_4_57(tmp_path):
+    text = {k: v for k, v in QWEN3_MOE.items() if k != "architectures"} | {"model_type": "qwen3_vl_moe_text"}
+    vl = {"architectures": ["Qwen3VLMoeForConditionalGeneration"], "model_type": "qwen3_vl_moe", "text_config": text,
+          "vision_config": {"depth": 27, "hidden_size": 1152, "intermediate_size": 4304, "num_heads": 16,
+                            "out_hidden_size": 2048, "patch_size": 16, "spatial_merge_size": 2,
+                            "temporal_patch_size": 2}}
+    got = _check(tmp_path, "vl", "transformers==4.57.1\n", config=vl)
+    assert "lora_expert_linears" not in got["understood"]

@@ -544,7 +544,7 @@ _NOT_PEFT_RUNNERS = ("megatron", "torchtune", "torchtitan", "builtin")
 def _lora_experts(job: Job, values: dict, model) -> dict:
     """LoRA "all" under a transformers 4.x release the files show: that release builds Mixtral / Qwen2-MoE / Qwen3-MoE
     / DeepSeek-V2/V3 / OLMoE experts as one nn.Linear each (Qwen3-VL-MoE, Llama 4, gpt-oss, Granite MoE, DBRX: fused
-    3-D parameters even there) and their router as an nn.Linear, and every all-linear expansion takes them: PEFT
+    3-D parameters even there) and their router as an nn.Linear (DeepSeek's: a bare nn.Parameter), and every all-linear expansion takes them: PEFT
     (tuners_utils.py _maybe_include_all_linear_layers: every nn.Linear but the output layer), LLaMA-Factory
     (model_utils/misc.py find_all_linear_modules: forbids lm_head / output_layer / projector only), ms-swift
     (find_all_linears: ignores lm_head, score, v_head, classifier only). Today's release (5.x) fuses them."""
@@ -559,10 +559,11 @@ def _lora_experts(job: Job, values: dict, model) -> dict:
     got = hf_loss.newest_major(job)
     if got is None or got[0] >= 5:
         return {}
-    wrapped = [g for g in model.linears if g.kind in ("expert", "router")]
+    wrapped = [g for g in model.linears if g.kind == "expert" or g.kind == "router" and model.router_as_linear]
     extra = sum((g.in_features + g.out_features) * g.count * g.layers for g in wrapped) * int(values.get("lora_rank") or 8)
     job.notes.append(f"LoRA all-linear under the transformers release the files show ({got[1]}): {model.family}'s routed "
-                     f"experts and router are nn.Linear modules there, and PEFT / LLaMA-Factory / ms-swift wrap every "
+                     f"experts{' and router' if model.router_as_linear else ''} are nn.Linear modules there, and PEFT / "
+                     f"LLaMA-Factory / ms-swift wrap every "
                      f"one ({extra / 1e6:.0f}M adapter parameters more than under transformers 5's fused experts)")
     return {"lora_expert_linears": True}
 
