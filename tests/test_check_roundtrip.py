@@ -254,7 +254,8 @@ def test_check_json_is_the_documented_contract(tmp_path):
     assert "as_intended" in cutd["fix"] and "target" not in cutd["fix"]
     assert_documented("top level", [fit, oom, cutd, unknown], elsewhere=("preflight",))   # test_check_preflight
     assert_documented("understood", [fit["understood"], oom["understood"]],
-                      elsewhere=("hf_loss_bytes", "router_aux_loss"))   # tests/test_c_loss8.py (a dated transformers), tests/test_c_moe8.py (an MoE router loss)
+                      elsewhere=("hf_loss_bytes", "router_aux_loss",    # tests/test_c_loss8.py (a dated transformers),
+                                 "lora_expert_linears"))    # tests/test_c_moe8.py (an MoE router loss), tests/test_c_moe9.py
     assert fit["understood"]["micro_batch"] == p["recommended"]["micro_batch"]
     assert_documented("execution", [fit["execution"], oom["execution"]])
     assert set(fit["memory"]) == {"load", "step", "eval", "save"}

@@ -173,6 +173,11 @@ class TrainConfig:
     # shape (a reshape copy, int64) and multiplies it with the one-hot's float copy - at the forward's end.
     # "masked": the batch's attention mask reaches it; "unmasked": none does (a padding-free batch); "" = off
     router_aux_loss: str = ""
+    # LoRA "all" wraps the routed experts and the router too: the transformers release the files show (4.x) builds an
+    # MoE model's experts as one nn.Linear each and its router as an nn.Linear (models/mixtral, qwen2_moe, qwen3_moe,
+    # deepseek_v3, olmoe ...), and PEFT's all-linear (tuners_utils.py _maybe_include_all_linear_layers), LLaMA-Factory's
+    # find_all_linear_modules and ms-swift's find_all_linears take every such nn.Linear but the output layer
+    lora_expert_linears: bool = False
     # the model's head (profiles/model_heads.py): "lm" = the vocabulary's logits and cross-entropy; "score" a
     # Linear(hidden, head_labels) classifier / reward head (no lm_head), "value" a value head beside the causal LM,
     # "token" one token's logit scores the row, "pooled" an embedding model (core/memory/heads.py counts them)
@@ -298,7 +303,7 @@ class TrainConfig:
         for k in ("image_tokens", "vision_trainable", "vision_input_grads", "vision_scores",   # said only where a vision
                   "liger_norm", "liger_swiglu", "fused_ce", "mask_4d",              # tower / Liger kernel is estimated
                   "fused_ce_target", "lora_kernels", "fp8_linears", "moe_probs_in_act", "tiled_mlp",  # (or Unsloth's)
-                  "router_aux_loss", "adam_sqrt_temp"):                                   # said only where the Trainer's AdamW makes it
+                  "router_aux_loss", "adam_sqrt_temp", "lora_expert_linears"):                                   # said only where the Trainer's AdamW makes it
             if not d[k]:
                 d.pop(k)
         return d

@@ -148,6 +148,9 @@ class ModelSpec:
     # bitsandbytes quantizes them with the rest; False where the architecture stores them as fused 3-D parameters
     # even there (Llama 4, gpt-oss, Granite MoE, DBRX): those stay 16-bit under QLoRA (bitsandbytes#1849)
     experts_as_linears: bool = True
+    # the router is an nn.Linear where the experts are (LoRA all-linear wraps it); False where it is a bare weight
+    # parameter (DeepSeek-V2/V3 MoEGate / DeepseekV3TopkRouter: self.weight = nn.Parameter(...))
+    router_as_linear: bool = True
     # a vision-language model's vision tower (core/model/vision.VisionTower) where its vision_config is known
     vision: object = field(default=None, compare=False)
 
@@ -627,6 +630,7 @@ def _build_spec(a: _Arch, config: dict, name: str, source: str, location: str | 
         sdpa_supported=a.family not in EAGER_ONLY_FAMILIES,
         final_logit_softcapping=_softcap(config),
         experts_as_linears=a.family not in FUSED_EXPERT_FAMILIES,
+        router_as_linear=a.family not in ROUTER_PARAMETER_FAMILIES,
     )
 
 
@@ -639,6 +643,9 @@ EAGER_ONLY_FAMILIES = ("gemma2", "gpt_neo", "deberta-v2")
 
 # transformers (4.x) families whose routed experts are fused 3-D parameters, not nn.Linear modules (modeling_llama4
 # Llama4TextExperts, modeling_gpt_oss GptOssExperts, modeling_granitemoe GraniteMoeParallelExperts, modeling_dbrx)
+# families whose router is a bare [experts, hidden] nn.Parameter, not an nn.Linear (transformers models/deepseek_v3
+# DeepseekV3TopkRouter; DeepSeek-V2/V3's own modeling_deepseek.py MoEGate): all-linear expansions do not wrap it
+ROUTER_PARAMETER_FAMILIES = ("deepseek_v2", "deepseek_v3")
 FUSED_EXPERT_FAMILIES = ("llama4_text", "gpt_oss", "granitemoe", "granitemoeshared", "granitemoehybrid", "dbrx")
 
 

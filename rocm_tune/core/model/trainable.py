@@ -16,8 +16,12 @@ _DECODER_KINDS = ("attn", "mlp", "shared_expert")
 
 def _lora_wrapped(model, cfg):
     """LinearGroups that PEFT wraps for these targets (routed experts/routers are fused 3-D parameters
-    in transformers >= 5 and are not nn.Linear, so "all" leaves them alone, as PEFT's all-linear does)."""
-    groups = [g for g in model.linears if g.kind in _DECODER_KINDS]
+    in transformers >= 5 and are not nn.Linear, so "all" leaves them alone, as PEFT's all-linear does; under a 4.x
+    release that builds them as nn.Linear modules, cfg.lora_expert_linears, "all" wraps every one of them)."""
+    kinds = _DECODER_KINDS
+    if getattr(cfg, "lora_expert_linears", False) and getattr(model, "experts_as_linears", False):
+        kinds += ("expert", "router") if getattr(model, "router_as_linear", True) else ("expert",)
+    groups = [g for g in model.linears if g.kind in kinds]
     if "all" in cfg.lora_targets:
         return groups
     # PEFT: a regular expression, a name or a module path; names that match nothing are ignored as long as

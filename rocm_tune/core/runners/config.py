@@ -537,6 +537,37 @@ def _logits_16bit(job: Job, values: dict, family: str) -> dict:
     return {"logits_16bit_loss": (forward, backward)}
 
 
+# runners that train transformers' own modules with PEFT (not Megatron's / torchtune's / torchtitan's own model code)
+_NOT_PEFT_RUNNERS = ("megatron", "torchtune", "torchtitan", "builtin")
+
+
+def _lora_experts(job: Job, values: dict, model) -> dict:
+    """LoRA "all" under a transformers 4.x release the files show: that release builds Mixtral / Qwen2-MoE / Qwen3-MoE
+    / DeepSeek-V2/V3 / OLMoE experts as one nn.Linear each (Qwen3-VL-MoE, Llama 4, gpt-oss, Granite MoE, DBRX: fused
+    3-D parameters even there) and their router as an nn.Linear (DeepSeek's: a bare nn.Parameter), and every all-linear expansion takes them: PEFT
+    (tuners_utils.py _maybe_include_all_linear_layers: every nn.Linear but the output layer), LLaMA-Factory
+    (model_utils/misc.py find_all_linear_modules: forbids lm_head / output_layer / projector only), ms-swift
+    (find_all_linears: ignores lm_head, score, v_head, classifier only). Today's release (5.x) fuses them."""
+    if (model is None or not getattr(model, "num_experts", 0) or not getattr(model, "experts_as_linears", False)
+            or values.get("method") not in ("lora", "qlora") or tuple(values.get("lora_targets") or ()) != ("all",)
+            or job.runner in _NOT_PEFT_RUNNERS or str(job.get("__upper_bound__") or "").startswith("unsloth")):
+        return {}
+    if str((getattr(model, "config", None) or {}).get("model_type") or "").startswith("qwen3_vl_moe"):
+        return {}      # transformers 4.57 Qwen3VLMoeTextExperts: gate_up_proj / down_proj are 3-D parameters
+    from rocm_tune.core.runners import hf_loss
+
+    got = hf_loss.newest_major(job)
+    if got is None or got[0] >= 5:
+        return {}
+    wrapped = [g for g in model.linears if g.kind == "expert" or g.kind == "router" and model.router_as_linear]
+    extra = sum((g.in_features + g.out_features) * g.count * g.layers for g in wrapped) * int(values.get("lora_rank") or 8)
+    job.notes.append(f"LoRA all-linear under the transformers release the files show ({got[1]}): {model.family}'s routed "
+                     f"experts{' and router' if model.router_as_linear else ''} are nn.Linear modules there, and PEFT / "
+                     f"LLaMA-Factory / ms-swift wrap every "
+                     f"one ({extra / 1e6:.0f}M adapter parameters more than under transformers 5's fused experts)")
+    return {"lora_expert_linears": True}
+
+
 def _hf_loss(job: Job, values: dict, model) -> dict:
     """transformers' own causal-LM loss at the release the files show (core/runners/hf_loss.py): v4.31-v4.48 hold more
     of the logits than today's 10 bytes each."""
@@ -813,6 +844,7 @@ def build_config(job: Job, model, gpus: int | None, nodes: int | None, defaults:
     values.update({k: v or bool(values.get(k)) for k, v in _compiled(job, model).items()})
     values.update(_logits_16bit(job, values, str(getattr(model, "family", "") or "")))
     values.update(_hf_loss(job, values, model))
+    values.update(_lora_experts(job, values, model))
     values.update(rl.logit_share(job))
     values.update(_torchtune_chunked_ce(job, values))
     head = heads.config_head(job, values, a)

@@ -137,3 +137,32 @@ def loss_bytes(job, model) -> tuple[tuple[int, int], str] | None:
     if fewest[:2] == (TRANSFORMERS_LOSS_BYTES_16BIT,) * 2:
         return None
     return (fewest[0], fewest[1]), f"{said} (the fewest bytes any of those releases holds: {fewest[2]})"
+
+
+
+def newest_major(job) -> tuple[int, str] | None:
+    """The newest transformers major release the files allow and what says so: the release they pin or show
+    installed, else the top of the range the runner's pinned release declares, else (LLaMA-Factory) the newest
+    release of it the files' paths and keys allow when no release up to that one allows transformers 5 (every
+    release from v0.9.0 to v0.9.4 caps it at 4.x, profiles/release_pins.py; the earlier ones predate it); None
+    where the files date nothing (today's release)."""
+    shown = _shown_release(getattr(job, "files", None) or {})
+    if shown is not None:
+        return shown[0][0], shown[1]
+    span = _runner_span(job)
+    if span is not None:
+        return span[0][1][0], span[1]
+    if job.runner != "llamafactory":
+        return None
+    from rocm_tune.core.runners.llamafactory import newest_release
+    from rocm_tune.profiles.release_pins import PINS
+
+    got = newest_release(job)
+    if got is None:
+        return None
+    tops = [_span(dict(pins).get("transformers") or "") for first, _last, pins in PINS.get("llamafactory", ())
+            if _rel3(first) <= got[0]]
+    majors = {t[1][0] for t in tops if t is not None}
+    if not majors or max(majors) >= 5:
+        return None
+    return max(majors), f"{got[1]} (no LLaMA-Factory release up to it allows transformers 5)"
