@@ -46,6 +46,7 @@ class Reading:
     names: tuple[str, ...]
     spans: tuple[tuple[str, str], ...]   # per name: (runner, "FIRST..LAST" of its releases declaring it); () for a typo
     close: tuple[str, ...] = ()  # for a typo: the nearest names the runner's newest release declares
+    sibling: str = ""            # e-cli9: the sibling launcher that declares the name torchrun refused ('torch-launch')
 
 
 @lru_cache(maxsize=1)
@@ -119,6 +120,29 @@ def _kwarg_class(ref: Refusal, pre: str) -> str:
     return calls[-1] if calls else ""
 
 
+# e-cli9: torch's launchers' usage line (torch/distributed/run.py get_args_parser: `--nproc-per-node`/`--nproc_per_node`
+# then the positional `training_script ...`) or their module named on the command line
+_TORCH_LAUNCHER_SIGN = re.compile(r"torch\.distributed\.(?:run|launch)\b|usage: \S+ \[-h\] \[--nnodes NNODES\]")
+
+
+def _torch_launcher(prog: str, blob: str) -> str:
+    """e-cli9: 'torchrun' / 'torch-launch' when argparse's prog is torch's launcher (`torchrun: error:`, `launch.py:
+    error:` / `run.py: error:` under `python -m torch.distributed.launch|run`), else ''."""
+    if re.search(r"(?:^|[\s/])torchrun:?$", prog):
+        return "torchrun"
+    m = re.search(r"(?:^|[\s/])(run|launch)\.py:?$", prog)
+    if m and _TORCH_LAUNCHER_SIGN.search(blob):
+        return "torchrun" if m.group(1) == "run" else "torch-launch"
+    return ""
+
+
+def launcher_sibling(rd: Reading, runners: tuple[str, ...]) -> str:
+    """e-cli9: for a flag torchrun refused that torch.distributed.launch declares (`--use_env`): 'torch-launch'."""
+    if runners != ("torchrun",) or rd.runner or len(rd.names) != 1:
+        return ""
+    return "torch-launch" if rd.names[0] in _tables()["torch-launch"][2] else ""
+
+
 def runners_for(ref: Refusal, blob: str, pre: str = "") -> tuple[str, ...]:
     """The runners whose releases' names decide this refusal (their tables are unioned), () when none applies."""
     from rocm_tune.profiles.runner_args import LF_NO_TRAINING_ARGS, RUNNER_SIGNS
@@ -138,6 +162,8 @@ def runners_for(ref: Refusal, blob: str, pre: str = "") -> tuple[str, ...]:
             return ("accelerate",)
         if re.match(r"deepspeed:?$", ref.cls):           # e-ver3: the launcher's own flags (launcher/runner.py)
             return ("deepspeed-launcher",)
+        if (torch_launcher := _torch_launcher(ref.cls, blob)):
+            return (torch_launcher,)
         return ("megatron",) if shows("megatron") else ()
     if ref.shape == "pydantic":
         if ref.cls in _tables()["deepspeed"][3]:       # e-skew2: DeepSpeedZeroConfig, DeepSpeedZeroOffload*Config...
@@ -191,7 +217,8 @@ def read_refusal(ref: Refusal, runners: tuple[str, ...]) -> Reading | None:
 def _label(runner: str) -> str:
     from rocm_tune.profiles.runner_args import RUNNER_LABELS
     return RUNNER_LABELS.get(runner, {"deepspeed": "DeepSpeed", "deepspeed-launcher": "DeepSpeed (its `deepspeed` "
-                                      "launcher)"}.get(runner, runner))
+                                      "launcher)", "torchrun": "torchrun (torch.distributed.run)",
+                                      "torch-launch": "torch.distributed.launch"}.get(runner, runner))
 
 
 def skew_sentence(rd: Reading) -> tuple[str, str]:
