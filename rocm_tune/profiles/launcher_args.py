@@ -29,33 +29,4 @@ LAUNCHER_ARGS: dict[str, tuple[str, str, dict[str, str], str]] = {
         },
         "",
     ),
-    # e-cli9: torchrun (torch.distributed.run's get_args_parser, pytorch/pytorch torch/distributed/run.py@010929fd,
-    # read at that one commit: the newest release's flags, both spellings (`--nproc-per-node` / `--nproc_per_node`) of
-    # each folded to '_'; no older release read, so it tells a typo from a flag torchrun has, not which release added
-    # one) and torch.distributed.launch (torch/distributed/launch.py@271cacc: run.py's parser plus `--use-env`/
-    # `--use_env`, which torchrun refuses: torchrun always passes the local rank in LOCAL_RANK)
-    "torchrun": (
-        "main", "main",
-        {
-            "main..main": (
-                "event_log_handler help local_addr local_ranks_filter log_dir logs_specs m master_addr master_port "
-                "max_restarts module monitor_interval nnodes no_python node_rank nproc_per_node numa_binding r "
-                "rdzv_backend rdzv_conf rdzv_endpoint rdzv_id redirects role run_path signals_to_handle standalone "
-                "start_method t tee"
-            ),
-        },
-        "",
-    ),
-    "torch-launch": (
-        "main", "main",
-        {
-            "main..main": (
-                "event_log_handler help local_addr local_ranks_filter log_dir logs_specs m master_addr master_port "
-                "max_restarts module monitor_interval nnodes no_python node_rank nproc_per_node numa_binding r "
-                "rdzv_backend rdzv_conf rdzv_endpoint rdzv_id redirects role run_path signals_to_handle standalone "
-                "start_method t tee use_env"
-            ),
-        },
-        "",
-    ),
 }

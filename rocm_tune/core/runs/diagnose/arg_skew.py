@@ -54,11 +54,12 @@ def _tables() -> dict[str, tuple[str, str, dict[str, str], frozenset[str]]]:
     """runner -> (oldest release, newest release, name -> span, class names); loaded only for a refusal."""
     from rocm_tune.profiles.deepspeed_config_keys import DEEPSPEED_CONFIG_KEYS
     from rocm_tune.profiles.launcher_args import LAUNCHER_ARGS   # e-ver3: the deepspeed launcher's flags
+    from rocm_tune.profiles.cli_flags import CLI_FLAGS           # e-cli9: torchrun / torch.distributed.launch / vllm
     from rocm_tune.profiles.runner_args import RUNNER_ARGS     # ~90 KB: only for a log with a refusal
     # e-skew2: DeepSpeed's pydantic config sections (extra="forbid") read like a runner's config classes
     return {r: (old, new, {n: s for s, names in spans.items() for n in names.split()}, frozenset(cls.split()))
             for r, (old, new, spans, cls) in {**RUNNER_ARGS, "deepspeed": DEEPSPEED_CONFIG_KEYS,
-                                              **LAUNCHER_ARGS}.items()}
+                                              **LAUNCHER_ARGS, **CLI_FLAGS}.items()}
 
 
 def _flag_name(flag: str) -> str:
@@ -145,6 +146,7 @@ def launcher_sibling(rd: Reading, runners: tuple[str, ...]) -> str:
 
 def runners_for(ref: Refusal, blob: str, pre: str = "") -> tuple[str, ...]:
     """The runners whose releases' names decide this refusal (their tables are unioned), () when none applies."""
+    from rocm_tune.profiles.cli_flags import VLLM_SIGN
     from rocm_tune.profiles.runner_args import LF_NO_TRAINING_ARGS, RUNNER_SIGNS
 
     def shows(runner: str) -> bool:
@@ -164,6 +166,9 @@ def runners_for(ref: Refusal, blob: str, pre: str = "") -> tuple[str, ...]:
             return ("deepspeed-launcher",)
         if (torch_launcher := _torch_launcher(ref.cls, blob)):
             return (torch_launcher,)
+        if re.search(r"(?:^|\s)vllm \w+:?$", ref.cls) or (re.search(r"(?:^|[\s/])api_server\.py:?$", ref.cls) and
+                                                          re.search(VLLM_SIGN, blob)):
+            return ("vllm",)                              # e-cli9: `vllm serve: error:`, the OpenAI api_server module
         return ("megatron",) if shows("megatron") else ()
     if ref.shape == "pydantic":
         if ref.cls in _tables()["deepspeed"][3]:       # e-skew2: DeepSpeedZeroConfig, DeepSpeedZeroOffload*Config...
@@ -218,7 +223,8 @@ def _label(runner: str) -> str:
     from rocm_tune.profiles.runner_args import RUNNER_LABELS
     return RUNNER_LABELS.get(runner, {"deepspeed": "DeepSpeed", "deepspeed-launcher": "DeepSpeed (its `deepspeed` "
                                       "launcher)", "torchrun": "torchrun (torch.distributed.run)",
-                                      "torch-launch": "torch.distributed.launch"}.get(runner, runner))
+                                      "torch-launch": "torch.distributed.launch",
+                                      "vllm": "vLLM (`vllm serve`)"}.get(runner, runner))
 
 
 def skew_sentence(rd: Reading) -> tuple[str, str]:
