@@ -104,3 +104,11 @@ CLI_FLAGS: dict[str, tuple[str, str, dict[str, str], str]] = {
 }
 # what else in a log shows `vllm serve`'s parser refused the flags (argparse's prog: `vllm serve`, `api_server.py`)
 VLLM_SIGN = r"\bvllm[/\\. ]|\bvLLM\b"
+# a flag the newer snapshot dropped whose setting it takes under another name (vllm: arg_utils.py@001999d2 built
+# SpeculativeConfig from the per-flag options; @99d7eb5d takes them as one `--speculative-config` JSON dict)
+CLI_RENAMES: dict[str, dict[str, str]] = {
+    "vllm": {n: "speculative_config" for n in (
+        "speculative_model speculative_model_quantization speculative_draft_tensor_parallel_size num_speculative_tokens "
+        "speculative_disable_mqa_scorer speculative_max_model_len speculative_disable_by_batch_size "
+        "ngram_prompt_lookup_max ngram_prompt_lookup_min").split()},
+}

@@ -227,6 +227,13 @@ def _label(runner: str) -> str:
                                       "vllm": "vLLM (`vllm serve`)"}.get(runner, runner))
 
 
+def _renamed(runner: str, names: list[str]) -> str:
+    """e-cli9: the new spelling of dropped flags where the runner's source shows one, else where to look for it."""
+    from rocm_tune.profiles.cli_flags import CLI_RENAMES
+    said = [f"{n} -> {CLI_RENAMES[runner][n]}" for n in names if n in CLI_RENAMES.get(runner, {})]
+    return "; ".join(said) if said else "its changelog/README gives the rename"
+
+
 def skew_sentence(rd: Reading) -> tuple[str, str]:
     """(title, fix) of a refusal whose names other releases declare: which releases, and the way out."""
     parts: list[str] = []
@@ -244,6 +251,5 @@ def skew_sentence(rd: Reading) -> tuple[str, str]:
              f"({'; '.join(parts)}): the command or config was written for another release than the one installed")
     fix = [f"upgrade {_label(r)} to {first} or later (it has {', '.join(ns)})" for (r, first), ns in later.items()]
     fix += [f"install the {_label(r)} release the recipe was written for ({last} or earlier has {', '.join(ns)}), or "
-            "use the installed release's spelling (its changelog/README gives the rename)"
-            for (r, last), ns in earlier.items()]
+            f"use the installed release's spelling ({_renamed(r, ns)})" for (r, last), ns in earlier.items()]
     return title, "; ".join(fix) + " (`pip show` names the installed release)"
