@@ -110,3 +110,24 @@ def test_subcommand_prog_is_read_as_argparse_refusal():
     # before e-cli9 `vllm serve: error:` (a two-word prog) matched no catalogue entry and the log was unknown
     r = _root("usage: trl dpo [-h]\ntrl dpo: error: unrecognized arguments: --not-a-flag-anywhere 1\n")
     assert r.family == "config_error" and r.code == "config-rejected"
+
+
+SWIFT3_FRAMES = ("Traceback (most recent call last):\n"
+                 '  File "/opt/conda/lib/python3.10/site-packages/swift/cli/sft.py", line 5, in <module>\n'
+                 "    sft_main()\n"
+                 '  File "/opt/conda/lib/python3.10/site-packages/swift/llm/argument/base_args/base_args.py", line 30, '
+                 "in parse_args\n"
+                 "    args, remaining_args = parser.parse_args_into_dataclasses(argv, return_remaining_strings=True)\n")
+
+
+def test_swift2_flags_listed_by_hfargparser_under_swift3_frames_is_version_check():
+    r = _root(SWIFT3_FRAMES + "ValueError: Some specified arguments are not used by the HfArgumentParser: "
+              "['--model_id_or_path', 'Qwen/Qwen2-7B', '--sft_type', 'lora']\n")
+    assert r.family == "version_check"
+    assert "model_id_or_path, sft_type" in r.title and "--train_type" in r.fix
+
+
+def test_swift_flag_no_release_has_stays_config_error():
+    r = _root(SWIFT3_FRAMES + "ValueError: Some specified arguments are not used by the HfArgumentParser: "
+              "['--sft_typo', 'lora']\n")
+    assert r.family == "config_error"

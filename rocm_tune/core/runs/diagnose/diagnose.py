@@ -2652,9 +2652,14 @@ def _swift_release_skew(r: Diagnosis, blob: str) -> str | None:
             return None
     frames = r.first.pre[-8000:] or blob
     major = next((mj for mj, rx in _SWIFT_MAJOR_FRAMES if rx.search(frames)), None)
-    if major is None or not re.search(r"swift[/\\]\S*argument", r.first.pre[-3000:]):
+    # e-cli9: a root read without its traceback (pre empty: HfArgumentParser's `Some specified arguments are not used`
+    # under swift's parse_args) is judged by the frames the log shows
+    if major is None or not re.search(r"swift[/\\]\S*argument", r.first.pre[-3000:] or frames):
         return None
-    other = [n for c in _SWIFT_CMDLINE.finditer(blob) for n in _swift_flag_names(c.group(1))
+    # e-cli9: the options HfArgumentParser listed as unused (swift's parse_args under it) count as the command's
+    listed = [n for h in (r.first, *r.evidence) if (ref := arg_skew.find_refusal(h.text)) and ref.shape == "hfargparser"
+              for n in ref.names]
+    other = [n for n in [*(n for c in _SWIFT_CMDLINE.finditer(blob) for n in _swift_flag_names(c.group(1))), *listed]
              if n in SWIFT_ARG_MAJORS and major not in SWIFT_ARG_MAJORS[n] and n not in _hf_training_fields()]
     return ", ".join(dict.fromkeys(other)) or None
 
