@@ -131,3 +131,11 @@ def test_swift_flag_no_release_has_stays_config_error():
     r = _root(SWIFT3_FRAMES + "ValueError: Some specified arguments are not used by the HfArgumentParser: "
               "['--sft_typo', 'lora']\n")
     assert r.family == "config_error"
+
+
+def test_vllm_flag_its_source_announces_removed_reads_as_the_newer_release():
+    # arg_utils.py@99d7eb5d still parses --disable-log-requests but says "This will be removed in v0.12.0"
+    r = _root("usage: vllm serve [model_tag] [options]\n"
+              "vllm serve: error: unrecognized arguments: --disable-log-requests\n")
+    assert r.family == "version_check"
+    assert "0.11 or earlier" in r.fix and "enable_log_requests" in r.fix and "0.12" in r.fix

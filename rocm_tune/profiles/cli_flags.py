@@ -63,6 +63,7 @@ CLI_FLAGS: dict[str, tuple[str, str, dict[str, str], str]] = {
                 "use_v2_block_manager "
             ),
             "0.7..0.11": (
+                "disable_log_requests "
                 "allowed_local_media_path block_size calculate_kv_scales code_revision collect_detailed_traces "
                 "compilation_config config_format cpu_offload_gb disable_custom_all_reduce disable_log_stats "
                 "disable_mm_preprocessor_cache disable_sliding_window distributed_executor_backend download_dir dtype "
@@ -78,6 +79,7 @@ CLI_FLAGS: dict[str, tuple[str, str, dict[str, str], str]] = {
                 "tokenizer tokenizer_mode tokenizer_revision trust_remote_code worker_cls "
             ),
             "0.11..0.11": (
+                "enable_log_requests "
                 "additional_config aggregate_engine_logging all2all_backend allowed_media_domains async_scheduling "
                 "convert cuda_graph_sizes cudagraph_capture_sizes data_parallel_address data_parallel_backend "
                 "data_parallel_hybrid_lb data_parallel_rank data_parallel_rpc_port data_parallel_size "
@@ -111,4 +113,17 @@ CLI_RENAMES: dict[str, dict[str, str]] = {
         "speculative_model speculative_model_quantization speculative_draft_tensor_parallel_size num_speculative_tokens "
         "speculative_disable_mqa_scorer speculative_max_model_len speculative_disable_by_batch_size "
         "ngram_prompt_lookup_max ngram_prompt_lookup_min").split()},
+}
+# flags the newest snapshot read still parses but its own source says a named release removes (vllm
+# arg_utils.py@99d7eb5d: `--guided-decoding-*`: "[DEPRECATED] {arg} will be removed in v0.12.0."; AsyncEngineArgs'
+# `--disable-log-requests`: "replaced with `enable_log_requests`. This will be removed in v0.12.0"): refused, the
+# installed release is that one or later -> (the first release without it, the new name or "")
+CLI_ANNOUNCED_REMOVALS: dict[str, dict[str, tuple[str, str]]] = {
+    "vllm": {
+        "disable_log_requests": ("0.12", "enable_log_requests (off by default: drop the flag)"),
+        "guided_decoding_backend": ("0.12", "structured_outputs_config (--structured-outputs-config.backend)"),
+        "guided_decoding_disable_fallback": ("0.12", "structured_outputs_config"),
+        "guided_decoding_disable_any_whitespace": ("0.12", "structured_outputs_config"),
+        "guided_decoding_disable_additional_properties": ("0.12", "structured_outputs_config"),
+    },
 }

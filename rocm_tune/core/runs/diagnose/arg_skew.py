@@ -185,13 +185,19 @@ def runners_for(ref: Refusal, blob: str, pre: str = "") -> tuple[str, ...]:
     return owners[:1]
 
 
+def _announced(runner: str, name: str) -> tuple[str, str] | None:
+    from rocm_tune.profiles.cli_flags import CLI_ANNOUNCED_REMOVALS
+    return CLI_ANNOUNCED_REMOVALS.get(runner, {}).get(name)
+
+
 def _known(runners: tuple[str, ...], name: str) -> list[tuple[str, str, bool]]:
     """(runner, span, declared by every release read) for each of the runners whose releases declare name."""
     out = []
     for r in runners:
         old, new, names, _ = _tables()[r]
         if name in names:
-            out.append((r, names[name], names[name] == f"{old}..{new}"))
+            gone = _announced(r, name)   # e-cli9: the newest release read says which release removes it
+            out.append((r, names[name], names[name] == f"{old}..{new}" and not gone))
     return out
 
 
@@ -231,6 +237,7 @@ def _renamed(runner: str, names: list[str]) -> str:
     """e-cli9: the new spelling of dropped flags where the runner's source shows one, else where to look for it."""
     from rocm_tune.profiles.cli_flags import CLI_RENAMES
     said = [f"{n} -> {CLI_RENAMES[runner][n]}" for n in names if n in CLI_RENAMES.get(runner, {})]
+    said += [f"{n} -> {a[1]} (removed in {a[0]})" for n in names if (a := _announced(runner, n))]
     return "; ".join(said) if said else "its changelog/README gives the rename"
 
 
@@ -243,7 +250,7 @@ def skew_sentence(rd: Reading) -> tuple[str, str]:
         first, last = span.split("..")
         where = "" if runner == rd.runner else f"{_label(runner)} "
         parts.append(f"{n}: {where}{first} to {last}")
-        if last == _tables()[runner][1]:
+        if last == _tables()[runner][1] and not _announced(runner, n):
             later.setdefault((runner, first), []).append(n)
         else:
             earlier.setdefault((runner, last), []).append(n)
