@@ -139,3 +139,9 @@ def test_vllm_flag_its_source_announces_removed_reads_as_the_newer_release():
               "vllm serve: error: unrecognized arguments: --disable-log-requests\n")
     assert r.family == "version_check"
     assert "0.11 or earlier" in r.fix and "enable_log_requests" in r.fix and "0.12" in r.fix
+
+
+def test_trl_cli_argparse_refusal_reads_trl_releases():
+    r = _root("usage: trl sft [-h]\ntrl sft: error: unrecognized arguments: --max_seq_length 1024\n")
+    assert r.family == "version_check"
+    assert "TRL" in r.title and "max_seq_length" in r.title

@@ -164,6 +164,8 @@ def runners_for(ref: Refusal, blob: str, pre: str = "") -> tuple[str, ...]:
             return ("accelerate",)
         if re.match(r"deepspeed:?$", ref.cls):           # e-ver3: the launcher's own flags (launcher/runner.py)
             return ("deepspeed-launcher",)
+        if re.match(r"trl [\w-]+:?$", ref.cls):          # e-cli9: TRL's CLI (`trl sft: error:`), TrlParser's argparse
+            return ("trl", "transformers")
         if (torch_launcher := _torch_launcher(ref.cls, blob)):
             return (torch_launcher,)
         if re.search(r"(?:^|\s)vllm \w+:?$", ref.cls) or (re.search(r"(?:^|[\s/])api_server\.py:?$", ref.cls) and
