@@ -3577,7 +3577,9 @@ SIGNATURES: tuple[Signature, ...] = (
           # explain-dist (issue 26): OmegaConf/Hydra configs (torchtune recipes and `tune run` overrides, NeMo)
           r"omegaconf\.errors\.\w+", r"Key '[\w.]+' is not in struct", r"Could not override '[\w.]+'",
           r"\d+ validation errors? for (?!DeepSpeed)\w+",
-          r"^" + _TASK_PREFIX + r"(?:\S+: |[\w<>\[\]. -]{1,60}(?:launch|config|run|env|train|sft)\w*: )?"
+          r"^" + _TASK_PREFIX + r"(?:\S+: |[\w<>\[\]. -]{1,60}(?:launch|config|run|env|train|sft)\w*: |"
+          # e-cli9: an argparse subcommand's prog `parent sub` (`vllm serve: error:`, `trl dpo: error:`)
+          r"[\w.-]+ [\w.-]+: )?"
           r"error: (?:unrecognized arguments: |argument [-\w/]+: (?:invalid|"
           r"expected|ambiguous|not allowed with|Truthy value expected)|the following arguments are required: |ambiguous option: |one of the "
           r"arguments )",

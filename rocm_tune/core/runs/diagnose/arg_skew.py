@@ -46,6 +46,7 @@ class Reading:
     names: tuple[str, ...]
     spans: tuple[tuple[str, str], ...]   # per name: (runner, "FIRST..LAST" of its releases declaring it); () for a typo
     close: tuple[str, ...] = ()  # for a typo: the nearest names the runner's newest release declares
+    sibling: str = ""            # e-cli9: the sibling launcher that declares the name torchrun refused ('torch-launch')
 
 
 @lru_cache(maxsize=1)
@@ -53,11 +54,12 @@ def _tables() -> dict[str, tuple[str, str, dict[str, str], frozenset[str]]]:
     """runner -> (oldest release, newest release, name -> span, class names); loaded only for a refusal."""
     from rocm_tune.profiles.deepspeed_config_keys import DEEPSPEED_CONFIG_KEYS
     from rocm_tune.profiles.launcher_args import LAUNCHER_ARGS   # e-ver3: the deepspeed launcher's flags
+    from rocm_tune.profiles.cli_flags import CLI_FLAGS           # e-cli9: torchrun / torch.distributed.launch / vllm
     from rocm_tune.profiles.runner_args import RUNNER_ARGS     # ~90 KB: only for a log with a refusal
     # e-skew2: DeepSpeed's pydantic config sections (extra="forbid") read like a runner's config classes
     return {r: (old, new, {n: s for s, names in spans.items() for n in names.split()}, frozenset(cls.split()))
             for r, (old, new, spans, cls) in {**RUNNER_ARGS, "deepspeed": DEEPSPEED_CONFIG_KEYS,
-                                              **LAUNCHER_ARGS}.items()}
+                                              **LAUNCHER_ARGS, **CLI_FLAGS}.items()}
 
 
 def _flag_name(flag: str) -> str:
@@ -119,8 +121,32 @@ def _kwarg_class(ref: Refusal, pre: str) -> str:
     return calls[-1] if calls else ""
 
 
+# e-cli9: torch's launchers' usage line (torch/distributed/run.py get_args_parser: `--nproc-per-node`/`--nproc_per_node`
+# then the positional `training_script ...`) or their module named on the command line
+_TORCH_LAUNCHER_SIGN = re.compile(r"torch\.distributed\.(?:run|launch)\b|usage: \S+ \[-h\] \[--nnodes NNODES\]")
+
+
+def _torch_launcher(prog: str, blob: str) -> str:
+    """e-cli9: 'torchrun' / 'torch-launch' when argparse's prog is torch's launcher (`torchrun: error:`, `launch.py:
+    error:` / `run.py: error:` under `python -m torch.distributed.launch|run`), else ''."""
+    if re.search(r"(?:^|[\s/])torchrun:?$", prog):
+        return "torchrun"
+    m = re.search(r"(?:^|[\s/])(run|launch)\.py:?$", prog)
+    if m and _TORCH_LAUNCHER_SIGN.search(blob):
+        return "torchrun" if m.group(1) == "run" else "torch-launch"
+    return ""
+
+
+def launcher_sibling(rd: Reading, runners: tuple[str, ...]) -> str:
+    """e-cli9: for a flag torchrun refused that torch.distributed.launch declares (`--use_env`): 'torch-launch'."""
+    if runners != ("torchrun",) or rd.runner or len(rd.names) != 1:
+        return ""
+    return "torch-launch" if rd.names[0] in _tables()["torch-launch"][2] else ""
+
+
 def runners_for(ref: Refusal, blob: str, pre: str = "") -> tuple[str, ...]:
     """The runners whose releases' names decide this refusal (their tables are unioned), () when none applies."""
+    from rocm_tune.profiles.cli_flags import VLLM_SIGN
     from rocm_tune.profiles.runner_args import LF_NO_TRAINING_ARGS, RUNNER_SIGNS
 
     def shows(runner: str) -> bool:
@@ -138,6 +164,13 @@ def runners_for(ref: Refusal, blob: str, pre: str = "") -> tuple[str, ...]:
             return ("accelerate",)
         if re.match(r"deepspeed:?$", ref.cls):           # e-ver3: the launcher's own flags (launcher/runner.py)
             return ("deepspeed-launcher",)
+        if re.match(r"trl [\w-]+:?$", ref.cls):          # e-cli9: TRL's CLI (`trl sft: error:`), TrlParser's argparse
+            return ("trl", "transformers")
+        if (torch_launcher := _torch_launcher(ref.cls, blob)):
+            return (torch_launcher,)
+        if re.search(r"(?:^|\s)vllm \w+:?$", ref.cls) or (re.search(r"(?:^|[\s/])api_server\.py:?$", ref.cls) and
+                                                          re.search(VLLM_SIGN, blob)):
+            return ("vllm",)                              # e-cli9: `vllm serve: error:`, the OpenAI api_server module
         return ("megatron",) if shows("megatron") else ()
     if ref.shape == "pydantic":
         if ref.cls in _tables()["deepspeed"][3]:       # e-skew2: DeepSpeedZeroConfig, DeepSpeedZeroOffload*Config...
@@ -154,13 +187,19 @@ def runners_for(ref: Refusal, blob: str, pre: str = "") -> tuple[str, ...]:
     return owners[:1]
 
 
+def _announced(runner: str, name: str) -> tuple[str, str] | None:
+    from rocm_tune.profiles.cli_flags import CLI_ANNOUNCED_REMOVALS
+    return CLI_ANNOUNCED_REMOVALS.get(runner, {}).get(name)
+
+
 def _known(runners: tuple[str, ...], name: str) -> list[tuple[str, str, bool]]:
     """(runner, span, declared by every release read) for each of the runners whose releases declare name."""
     out = []
     for r in runners:
         old, new, names, _ = _tables()[r]
         if name in names:
-            out.append((r, names[name], names[name] == f"{old}..{new}"))
+            gone = _announced(r, name)   # e-cli9: the newest release read says which release removes it
+            out.append((r, names[name], names[name] == f"{old}..{new}" and not gone))
     return out
 
 
@@ -191,7 +230,17 @@ def read_refusal(ref: Refusal, runners: tuple[str, ...]) -> Reading | None:
 def _label(runner: str) -> str:
     from rocm_tune.profiles.runner_args import RUNNER_LABELS
     return RUNNER_LABELS.get(runner, {"deepspeed": "DeepSpeed", "deepspeed-launcher": "DeepSpeed (its `deepspeed` "
-                                      "launcher)"}.get(runner, runner))
+                                      "launcher)", "torchrun": "torchrun (torch.distributed.run)",
+                                      "torch-launch": "torch.distributed.launch",
+                                      "vllm": "vLLM (`vllm serve`)"}.get(runner, runner))
+
+
+def _renamed(runner: str, names: list[str]) -> str:
+    """e-cli9: the new spelling of dropped flags where the runner's source shows one, else where to look for it."""
+    from rocm_tune.profiles.cli_flags import CLI_RENAMES
+    said = [f"{n} -> {CLI_RENAMES[runner][n]}" for n in names if n in CLI_RENAMES.get(runner, {})]
+    said += [f"{n} -> {a[1]} (removed in {a[0]})" for n in names if (a := _announced(runner, n))]
+    return "; ".join(said) if said else "its changelog/README gives the rename"
 
 
 def skew_sentence(rd: Reading) -> tuple[str, str]:
@@ -203,7 +252,7 @@ def skew_sentence(rd: Reading) -> tuple[str, str]:
         first, last = span.split("..")
         where = "" if runner == rd.runner else f"{_label(runner)} "
         parts.append(f"{n}: {where}{first} to {last}")
-        if last == _tables()[runner][1]:
+        if last == _tables()[runner][1] and not _announced(runner, n):
             later.setdefault((runner, first), []).append(n)
         else:
             earlier.setdefault((runner, last), []).append(n)
@@ -211,6 +260,5 @@ def skew_sentence(rd: Reading) -> tuple[str, str]:
              f"({'; '.join(parts)}): the command or config was written for another release than the one installed")
     fix = [f"upgrade {_label(r)} to {first} or later (it has {', '.join(ns)})" for (r, first), ns in later.items()]
     fix += [f"install the {_label(r)} release the recipe was written for ({last} or earlier has {', '.join(ns)}), or "
-            "use the installed release's spelling (its changelog/README gives the rename)"
-            for (r, last), ns in earlier.items()]
+            f"use the installed release's spelling ({_renamed(r, ns)})" for (r, last), ns in earlier.items()]
     return title, "; ".join(fix) + " (`pip show` names the installed release)"

@@ -2652,9 +2652,14 @@ def _swift_release_skew(r: Diagnosis, blob: str) -> str | None:
             return None
     frames = r.first.pre[-8000:] or blob
     major = next((mj for mj, rx in _SWIFT_MAJOR_FRAMES if rx.search(frames)), None)
-    if major is None or not re.search(r"swift[/\\]\S*argument", r.first.pre[-3000:]):
+    # e-cli9: a root read without its traceback (pre empty: HfArgumentParser's `Some specified arguments are not used`
+    # under swift's parse_args) is judged by the frames the log shows
+    if major is None or not re.search(r"swift[/\\]\S*argument", r.first.pre[-3000:] or frames):
         return None
-    other = [n for c in _SWIFT_CMDLINE.finditer(blob) for n in _swift_flag_names(c.group(1))
+    # e-cli9: the options HfArgumentParser listed as unused (swift's parse_args under it) count as the command's
+    listed = [n for h in (r.first, *r.evidence) if (ref := arg_skew.find_refusal(h.text)) and ref.shape == "hfargparser"
+              for n in ref.names]
+    other = [n for n in [*(n for c in _SWIFT_CMDLINE.finditer(blob) for n in _swift_flag_names(c.group(1))), *listed]
              if n in SWIFT_ARG_MAJORS and major not in SWIFT_ARG_MAJORS[n] and n not in _hf_training_fields()]
     return ", ".join(dict.fromkeys(other)) or None
 
@@ -2672,9 +2677,12 @@ def _refusal_reading(r: Diagnosis, blob: str) -> arg_skew.Reading | None:
     for h in (r.first, *r.evidence):
         ref = arg_skew.find_refusal(h.context or h.text)
         if ref is not None:
-            rd = arg_skew.read_refusal(ref, arg_skew.runners_for(ref, "\n".join([blob, h.pre]), h.pre))
+            runners = arg_skew.runners_for(ref, "\n".join([blob, h.pre]), h.pre)
+            rd = arg_skew.read_refusal(ref, runners)
             if rd is not None and arg_skew.installed_declares(rd, "\n".join([blob, h.pre])):
                 return arg_skew.Reading("", rd.names, ())     # e-skew2: the installed DeepSpeed has the key
+            if rd is not None and (sib := arg_skew.launcher_sibling(rd, runners)):
+                return replace(rd, sibling=sib)   # e-cli9: torch.distributed.launch's flag on torchrun
             return rd
     return None
 
@@ -2940,7 +2948,14 @@ def _refine_arch_skew(r: Diagnosis, blob: str) -> bool:
 def _refusal_is_configuration(r: Diagnosis, rd: arg_skew.Reading) -> None:
     """e-skew: a refused name no release of the runner declares (close to one its newest release does: a typo), or
     one every release declares (another command's or section's), is the configuration."""
-    if rd.close and r.family in ("config_error", "version_check", "unknown"):
+    if rd.sibling and r.family in ("config_error", "version_check", "unknown"):
+        # e-cli9: torch/distributed/launch.py adds --use-env/--use_env to run.py's parser; torchrun never had it
+        r.family = "config_error"
+        r.title = (f"torchrun refused --{rd.names[0]}: an option of torch.distributed.launch (the older launcher), "
+                   "which torchrun does not take - torchrun always passes the local rank in LOCAL_RANK")
+        r.fix = (f"drop --{rd.names[0]} from the torchrun command (the script reads os.environ['LOCAL_RANK']), or run "
+                 "the command with `python -m torch.distributed.launch` as it was written")
+    elif rd.close and r.family in ("config_error", "version_check", "unknown"):
         r.family = "config_error"
         r.title = (f"the argument {rd.names[0]!r} is one no release of the runner declares (a typo?): "
                    f"close to {', '.join(rd.close)}")
