@@ -285,8 +285,8 @@ def test_openrlhf_attention_follows_its_flags(tmp_path, capsys):
 
 
 def test_size_words_of_speech_and_encoder_models_bound_them():
-    for name, lo, hi in (("openai/whisper-large-v3", 1.4, 1.7), ("Qwen/Qwen-VL-Chat", 9.0, 10.0),
-                         ("FacebookAI/roberta-large", 0.3, 0.45)):
+    # (Qwen-VL-Chat was the third until session 17 gave it a preset: tests/test_c_pre8.py)
+    for name, lo, hi in (("openai/whisper-large-v3", 1.4, 1.7), ("FacebookAI/roberta-large", 0.3, 0.45)):
         got = identify_model(name, network=False)
         assert got.how == "assumed" and lo < got.spec.params.total / 1e9 < hi, name
         assert "is not modelled" in got.assumption          # an encoder(-decoder) counted as a decoder: said
