@@ -87,16 +87,13 @@ SWIFT_LAYOUT = ("modelscope/ms-swift:swift/trainers/rlhf_trainer/grpo_trainer.py
 
 def _swift_layout(job) -> str:
     """Where ms-swift's GRPO vLLM engine runs when --vllm_mode is not said: "device" (GPUs of its own, < 3.5) where
-    the visible GPUs outnumber the training processes (no spread model) or --vllm_device names a GPU, else
+    the visible GPUs outnumber the training processes (no spread model), else
     "colocate" (3.5's default; one visible GPU per process)."""
     visible = int(_num(job.get("__visible_gpus__"), 0))
     world = int(_num(job.gpus.value if getattr(job, "gpus", None) is not None else None, 1))
     workers = job.get("num_infer_workers")
     if workers is not None and visible and int(_num(workers, 1)) == visible:
         return "colocate"
-    device = str(job.get("vllm_device") or "auto").strip("[]'\" ").lower()
-    if device not in ("auto", "none", "") and device.startswith(("cuda", "npu")):
-        return "device"
     if visible > world and job.get("__devmap_gpus__") is None:
         return "device"
     return "colocate"

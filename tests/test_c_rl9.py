@@ -1,0 +1,58 @@
+"""ms-swift GRPO's vLLM placement by release (core/runners/rl.py _swift_layout), through the real CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+SCRIPT = """{env}swift rlhf \\
+    --rlhf_type grpo \\
+    --model Qwen/Qwen2.5-7B-Instruct \\
+    --train_type lora \\
+    --use_vllm true \\
+{extra}    --vllm_gpu_memory_utilization 0.6 \\
+    --max_completion_length 1024 \\
+    --per_device_train_batch_size 2 \\
+    --deepspeed zero3
+"""
+
+
+def _check(tmp_path: Path, env: str, extra: str = "") -> dict:
+    f = tmp_path / "grpo.sh"
+    f.write_text(SCRIPT.format(env=env, extra=extra))
+    out = subprocess.run([sys.executable, "-m", "rocm_tune", "check", str(f), "--gpu", "a100-80gb", "--json"],
+                         capture_output=True, text=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                         timeout=300)
+    return json.loads(out.stdout)
+
+
+def _engine_note(d: dict) -> str:
+    return next(n for n in d["notes"] if n.startswith("GRPO with vLLM"))
+
+
+def test_spare_visible_gpu_takes_the_engine(tmp_path):
+    """3 processes on 4 visible GPUs: the engine on the 4th (ms-swift 3.1 vllm_device auto), not in the step."""
+    d = _check(tmp_path, "CUDA_VISIBLE_DEVICES=0,1,2,3 \\\nNPROC_PER_NODE=3 \\\n")
+    assert "a GPU of its own" in _engine_note(d) and "ms-swift < 3.5" in _engine_note(d)
+    assert d["memory"]["generate"]["peak_allocated_bytes"] > 0.6 * 79 * 2**30
+    assert d["memory"]["step"]["peak_allocated_bytes"] < 0.6 * 79 * 2**30
+    assert any("gathers the whole model" in n for n in d["notes"])
+
+
+def test_one_process_per_visible_gpu_colocates(tmp_path):
+    """every visible GPU trains: the engine lives in each process (3.5's colocate), 60 % of each GPU in the step."""
+    d = _check(tmp_path, "CUDA_VISIBLE_DEVICES=0,1,2,3 \\\nNPROC_PER_NODE=4 \\\n")
+    assert "colocated" in _engine_note(d)
+    assert "generate" not in d["memory"]
+    assert d["memory"]["step"]["peak_allocated_bytes"] > 0.6 * 79 * 2**30
+
+
+def test_single_visible_gpu_shares_it(tmp_path):
+    """one GPU visible: ms-swift 3.0-3.1 share it with the engine (get_device_count() == 1), counted in the step."""
+    d = _check(tmp_path, "CUDA_VISIBLE_DEVICES=0 \\\nNPROC_PER_NODE=1 \\\n")
+    assert "colocated" in _engine_note(d)
