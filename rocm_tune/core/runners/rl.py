@@ -233,7 +233,7 @@ def extra(rl: RLSpec, model, cfg, resident: float, step: float, vram: float | No
         notes.append(f"GRPO without vLLM: model.generate keeps the KV cache of {cfg.micro_batch} sequences of "
                      f"{rl.prompt + rl.completion} tokens ({gen_extra / 2**30:.2f} GiB) next to the training state")
     elif rl.vllm == "device":
-        notes.append(f"GRPO with vLLM on a GPU of its own ("
+        notes.append("GRPO with vLLM on a GPU of its own ("
                      + (f"ms-swift < 3.5, the GPU after the training processes: {SWIFT_LAYOUT}" if rl.swift
                         else "TRL < 0.18, vllm_device") + f"): that GPU holds "
                      f"{rl.vllm_share:.0%} for the engine and receives a 16-bit copy of the weights at every sync "
