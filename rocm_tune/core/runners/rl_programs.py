@@ -109,9 +109,7 @@ def read_verl(words: list, file: str) -> tuple[dict[str, Setting], list[str], in
                      f"upper bound for the GPU)")
     est = str(g("algorithm.adv_estimator", "gae")).lower()
     _put(out, "stage", "grpo", file, ln("algorithm.adv_estimator"), "algorithm.adv_estimator")
-    if est not in _NO_CRITIC:
-        notes.append(f"algorithm.adv_estimator={est}: PPO with a critic; the critic's own FSDP state on these GPUs "
-                     f"is not counted (a lower bound)")
+    _verl_side_models(g, ln, file, out, notes, est)
     r = "actor_rollout_ref.rollout."
     _put(out, "use_vllm", True, file, ln(r + "name"), r + "name")
     _put(out, "vllm_mode", "colocate", file, ln(r + "name"), r + "name")
@@ -123,6 +121,32 @@ def read_verl(words: list, file: str) -> tuple[dict[str, Setting], list[str], in
                                                                    "false"))
     _put(out, "beta", g(a + "kl_loss_coef", "0.001") if kl else "0", file, ln(a + "use_kl_loss"), a + "use_kl_loss")
     return out, notes, gpus, nodes
+
+
+VERL_CRITIC = ("volcengine/verl:verl/workers/fsdp_workers.py (CriticWorker: model_dtype fp32 by default, FSDP over the "
+               "actor's GPUs, offload_fsdp_model_to_cpu / offload_fsdp_optimizer only with critic.model.fsdp_config."
+               "param_offload / optimizer_offload; RewardModelWorker: bf16, CPUOffload with param_offload)")
+
+
+def _verl_side_models(g, ln, file: str, out: dict, notes: list[str], est: str) -> None:
+    """verl's critic (algorithm.adv_estimator gae and the others that learn a value) and reward model
+    (reward_model.enable) are FSDP workers colocated with the actor on the same GPUs (VERL_CRITIC); what they keep
+    there between their own phases is counted beside the actor (core/check/check.py _rl_side_models)."""
+    side, off = [], []
+    if est not in _NO_CRITIC:
+        side.append("critic")
+        c = "critic.model.fsdp_config."
+        off += [f"critic_{k}" for k in ("param", "optimizer") if as_bool(g(c + k + "_offload", "false"))]
+        other = g("critic.model.path")
+        if other and other != g("actor_rollout_ref.model.path"):
+            notes.append(f"critic.model.path {other}: the critic counted with the actor's shape")
+    if as_bool(g("reward_model.enable", "false")):
+        side.append("reward")
+        if as_bool(g("reward_model.model.fsdp_config.param_offload", "false")):
+            off.append("reward_param")
+    if side:
+        _put(out, "__rl_side_models__", ",".join(side), file, ln("algorithm.adv_estimator"), "verl workers")
+        _put(out, "__rl_side_offload__", ",".join(off), file, None, "fsdp_config.*_offload")
 
 
 OPENRLHF_LOCAL = "OpenRLHF/OpenRLHF:openrlhf/cli/train_ppo.py"
