@@ -56,3 +56,40 @@ def test_single_visible_gpu_shares_it(tmp_path):
     """one GPU visible: ms-swift 3.0-3.1 share it with the engine (get_device_count() == 1), counted in the step."""
     d = _check(tmp_path, "CUDA_VISIBLE_DEVICES=0 \\\nNPROC_PER_NODE=1 \\\n")
     assert "colocated" in _engine_note(d)
+
+
+VERL = """python3 -m verl.trainer.main_ppo \\
+    algorithm.adv_estimator={est} \\
+    data.max_prompt_length=512 \\
+    data.max_response_length=512 \\
+    actor_rollout_ref.model.path=Qwen/Qwen2.5-7B \\
+    actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=2 \\
+    actor_rollout_ref.rollout.name=vllm \\
+    actor_rollout_ref.rollout.gpu_memory_utilization=0.4 \\
+    critic.model.path=Qwen/Qwen2.5-7B \\
+{extra}    trainer.n_gpus_per_node=8 \\
+    trainer.nnodes=1
+"""
+
+
+def _verl(tmp_path: Path, est: str, extra: str = "") -> dict:
+    f = tmp_path / "ppo.sh"
+    f.write_text(VERL.format(est=est, extra=extra))
+    out = subprocess.run([sys.executable, "-m", "rocm_tune", "check", str(f), "--gpu", "mi300x", "--json"],
+                         capture_output=True, text=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                         timeout=300)
+    return json.loads(out.stdout)
+
+
+def test_verl_gae_counts_the_critic_fsdp_state(tmp_path):
+    """verl's critic (adv_estimator gae): fp32 shards + gradients + Adam moments, 16 B per parameter / 8 GPUs;
+    GRPO has none; optimizer_offload takes the 8 B of moments off."""
+    grpo, gae = _verl(tmp_path, "grpo"), _verl(tmp_path, "gae")
+    off = _verl(tmp_path, "gae", "    critic.model.fsdp_config.optimizer_offload=True \\\n")
+    step = lambda d: d["memory"]["step"]["peak_allocated_bytes"]           # noqa: E731
+    critic = step(gae) - step(grpo)
+    # Qwen2.5-7B without its lm_head: about 6.5e9 parameters
+    assert 6.0e9 * 16 / 8 < critic < 7.2e9 * 16 / 8
+    assert abs((step(gae) - step(off)) - critic / 2) < 0.02 * critic
+    assert any("critic" in n and "FSDP, verl" in n for n in gae["notes"])
+    assert not any(n.startswith("PPO critic") for n in grpo["notes"])
