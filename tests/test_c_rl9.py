@@ -93,3 +93,40 @@ def test_verl_gae_counts_the_critic_fsdp_state(tmp_path):
     assert abs((step(gae) - step(off)) - critic / 2) < 0.02 * critic
     assert any("critic" in n and "FSDP, verl" in n for n in gae["notes"])
     assert not any(n.startswith("PPO critic") for n in grpo["notes"])
+
+
+OPENRLHF = """ray job submit -- python3 -m openrlhf.cli.train_ppo_ray \\
+    --pretrain Qwen/Qwen2.5-7B \\
+    --reward_pretrain Qwen/Qwen2.5-7B \\
+    --actor_num_nodes 1 --actor_num_gpus_per_node 8 \\
+    --vllm_num_engines 8 --vllm_tensor_parallel_size 1 \\
+    --zero_stage 3 --bf16 --flash_attn --gradient_checkpointing \\
+    --micro_train_batch_size 1 --prompt_max_len 512 --generate_max_len 512 \\
+{extra}    --advantage_estimator {est}
+"""
+
+
+def _openrlhf(tmp_path: Path, est: str, extra: str) -> dict:
+    f = tmp_path / "ppo_ray.sh"
+    f.write_text(OPENRLHF.format(est=est, extra=extra))
+    out = subprocess.run([sys.executable, "-m", "rocm_tune", "check", str(f), "--gpu", "mi300x", "--json"],
+                         capture_output=True, text=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                         timeout=300)
+    return json.loads(out.stdout)
+
+
+def test_openrlhf_colocate_all_models_brings_critic_and_reward(tmp_path):
+    """--colocate_all_models: critic (gae) and reward model share the actor's GPUs (ZeRO-3: 16 B + 2 B per parameter
+    over 8 GPUs); on their own GPUs (no flag) nothing is added; --deepspeed_enable_sleep leaves the critic's 16-bit
+    weights only."""
+    apart = _openrlhf(tmp_path, "gae", "")
+    together = _openrlhf(tmp_path, "gae", "    --colocate_all_models --vllm_enable_sleep \\\n")
+    sleeping = _openrlhf(tmp_path, "gae", "    --colocate_all_models --vllm_enable_sleep --deepspeed_enable_sleep \\\n")
+    grpo = _openrlhf(tmp_path, "group_norm", "    --colocate_all_models --vllm_enable_sleep \\\n")
+    note = lambda d: next((n for n in d["notes"] if n.startswith("PPO ")), "")     # noqa: E731
+    gib = lambda d: float(note(d).split(": ")[1].split(" GiB")[0]) * 2**30        # noqa: E731
+    assert note(apart) == ""
+    assert "critic and reward" in note(together) and "reward" == note(grpo).split()[1]
+    n = 6.0e9   # Qwen2.5-7B without its lm_head, at least
+    assert n * 18 / 8 < gib(together) < 7.2e9 * 18 / 8
+    assert abs(gib(sleeping) - gib(together) * 4 / 18) < 0.05 * gib(together)

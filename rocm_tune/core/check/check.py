@@ -1105,9 +1105,12 @@ def _rl_side_models(job: formats.Job, model, cfg: TrainConfig, phases: dict, not
         add = n / world * ((critic if "critic" in side else 0.0)
                            + (2.0 if "reward" in side and "reward_param" not in off else 0.0))
     else:
+        # OpenRLHF --deepspeed_enable_sleep (rl_programs.OPENRLHF_COLOCATE): the critic's gradients and optimizer
+        # states (fp32 master weights included) on the host while the actor trains
+        sleeps = "critic_sleep" in str(getattr(job.settings.get("__rl_side_offload__"), "value", "") or "")
         weights = 2.0 / (world if cfg.zero_stage == 3 else 1)
-        grads = 2.0 / (world if cfg.zero_stage >= 2 else 1)
-        opt = 0.0 if cfg.offload not in (None, "none") else 12.0 / (world if cfg.zero_stage >= 1 else 1)
+        grads = 0.0 if sleeps else 2.0 / (world if cfg.zero_stage >= 2 else 1)
+        opt = 0.0 if cfg.offload not in (None, "none") or sleeps else 12.0 / (world if cfg.zero_stage >= 1 else 1)
         add = (n * (weights + grads + opt) if "critic" in side else 0.0) + (n * weights if "reward" in side else 0.0)
     for p in phases.values():
         if p:

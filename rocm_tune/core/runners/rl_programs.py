@@ -185,6 +185,8 @@ def read_openrlhf(flags: dict[str, tuple[str, int]], file: str, stage_name: str 
     else:
         notes.append("OpenRLHF without --vllm_num_engines: the actor generates with model.generate on its own GPUs")
     ref_here = local or colocated or as_bool(g("colocate_actor_ref", "false"))
+    if colocated and not local and not as_bool(g("async_train", "false")):
+        _openrlhf_colocated_side(g, ln, file, out, notes)
     if local:
         # train_ppo.py (no Ray): one DeepSpeed process per GPU builds the actor, the critic (trained, its own
         # optimizer), the reward model and the initial (reference) model, and strategy.prepare()s them all there
@@ -200,6 +202,28 @@ def read_openrlhf(flags: dict[str, tuple[str, int]], file: str, stage_name: str 
     if local:
         return out, [n for n in notes if "on its own GPUs" not in n], None, None
     return out, notes, as_int(g("actor_num_gpus_per_node")), as_int(g("actor_num_nodes"))
+
+
+OPENRLHF_COLOCATE = ("OpenRLHF/OpenRLHF:openrlhf/cli/train_ppo_ray.py (--colocate_all_models: the critic and reward "
+                     "RayActorGroups take the actor's placement group, num_gpus_per_actor 0.2; advantage_estimator "
+                     "'gae' (default) keeps critic_pretrain; openrlhf/utils/deepspeed/deepspeed_utils.py "
+                     "offload_deepspeed_states under --deepspeed_enable_sleep: optimizer states, gradient buffer and "
+                     "fp32 master weights to the host, the 16-bit weights stay)")
+
+
+def _openrlhf_colocated_side(g, ln, file: str, out: dict, notes: list[str]) -> None:
+    """--colocate_all_models (without --async_train): the critic (advantage_estimator gae) and the reward model (no
+    --remote_rm_url) live on the actor's GPUs too (OPENRLHF_COLOCATE)."""
+    side = (["critic"] if str(g("advantage_estimator", "gae")).lower() == "gae" else []) \
+        + ([] if g("remote_rm_url") else ["reward"])
+    if not side:
+        return
+    _put(out, "__rl_side_models__", ",".join(side), file, ln("colocate_all_models"), "colocate_all_models")
+    if as_bool(g("deepspeed_enable_sleep", "false")) and "critic" in side:
+        _put(out, "__rl_side_offload__", "critic_sleep", file, ln("deepspeed_enable_sleep"), "deepspeed_enable_sleep")
+    notes.append(f"OpenRLHF --colocate_all_models: the {' and '.join(side)} model(s) share the actor's GPUs"
+                 + (" (--deepspeed_enable_sleep: the critic keeps only its 16-bit weights there while the actor "
+                    "trains)" if "critic" in side and as_bool(g("deepspeed_enable_sleep", "false")) else ""))
 
 
 # transformers' OptimizerNames of bitsandbytes' optimizers (training_args.py): 8-bit moments, paged state
