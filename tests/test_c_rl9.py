@@ -32,7 +32,7 @@ def _check(tmp_path: Path, env: str, extra: str = "") -> dict:
 
 
 def _engine_note(d: dict) -> str:
-    return next(n for n in d["notes"] if n.startswith("GRPO with vLLM"))
+    return next(n for n in d["notes"] if n.startswith(("GRPO with vLLM", "GRPO with a vLLM")))
 
 
 def test_spare_visible_gpu_takes_the_engine(tmp_path):
@@ -130,3 +130,10 @@ def test_openrlhf_colocate_all_models_brings_critic_and_reward(tmp_path):
     n = 6.0e9   # Qwen2.5-7B without its lm_head, at least
     assert n * 18 / 8 < gib(together) < 7.2e9 * 18 / 8
     assert abs(gib(sleeping) - gib(together) * 4 / 18) < 0.05 * gib(together)
+
+
+def test_vllm_server_host_is_a_server(tmp_path):
+    """--vllm_server_host: the engine is an external `swift rollout`, on none of these GPUs."""
+    d = _check(tmp_path, "CUDA_VISIBLE_DEVICES=0,1,2,3 \\\nNPROC_PER_NODE=3 \\\n", "    --vllm_server_host 127.0.0.1 \\\n")
+    assert "vLLM server" in _engine_note(d)
+    assert "generate" not in d["memory"]

@@ -87,13 +87,12 @@ SWIFT_LAYOUT = ("modelscope/ms-swift:swift/trainers/rlhf_trainer/grpo_trainer.py
 
 def _swift_layout(job) -> str:
     """Where ms-swift's GRPO vLLM engine runs when --vllm_mode is not said: "device" (GPUs of its own, < 3.5) where
-    the visible GPUs outnumber the training processes (no spread model), else
+    the visible GPUs outnumber the training processes (no spread model), "server" with --vllm_server_host, else
     "colocate" (3.5's default; one visible GPU per process)."""
+    if job.get("vllm_server_host") not in (None, "", "None"):
+        return "server"      # 3.4+: an external `swift rollout` engine (rlhf_args.py: vllm_mode 'server' from 3.5)
     visible = int(_num(job.get("__visible_gpus__"), 0))
     world = int(_num(job.gpus.value if getattr(job, "gpus", None) is not None else None, 1))
-    workers = job.get("num_infer_workers")
-    if workers is not None and visible and int(_num(workers, 1)) == visible:
-        return "colocate"
     if visible > world and job.get("__devmap_gpus__") is None:
         return "device"
     return "colocate"
