@@ -1097,16 +1097,28 @@ def _rl_side_models(job: formats.Job, model, cfg: TrainConfig, phases: dict, not
     # OpenRLHF's critic and reward models (openrlhf/models/model.py _get_critic_model / _get_reward_model): the base
     # model without its lm_head and a value_head Linear(hidden, 1)
     n, world = float(without_lm_head(model, "score", 1).params.total), max(1, cfg.world_size)
-    weights = 2.0 / (world if cfg.zero_stage == 3 else 1)
-    grads = 2.0 / (world if cfg.zero_stage >= 2 else 1)
-    opt = 0.0 if cfg.offload not in (None, "none") else 12.0 / (world if cfg.zero_stage >= 1 else 1)
-    add = (n * (weights + grads + opt) if "critic" in side else 0.0) + (n * weights if "reward" in side else 0.0)
+    if fsdp_spec(job) is not None:
+        # verl (core/runners/rl_programs.py VERL_CRITIC): the critic's fp32 FSDP shards, their gradients and Adam
+        # moments, the reward model's bf16 shards, each on the host where its fsdp_config offloads it
+        off = str(getattr(job.settings.get("__rl_side_offload__"), "value", "") or "")
+        critic = (0.0 if "critic_param" in off else 8.0) + (0.0 if "critic_optimizer" in off else 8.0)
+        add = n / world * ((critic if "critic" in side else 0.0)
+                           + (2.0 if "reward" in side and "reward_param" not in off else 0.0))
+    else:
+        # OpenRLHF --deepspeed_enable_sleep (rl_programs.OPENRLHF_COLOCATE): the critic's gradients and optimizer
+        # states (fp32 master weights included) on the host while the actor trains
+        sleeps = "critic_sleep" in str(getattr(job.settings.get("__rl_side_offload__"), "value", "") or "")
+        weights = 2.0 / (world if cfg.zero_stage == 3 else 1)
+        grads = 0.0 if sleeps else 2.0 / (world if cfg.zero_stage >= 2 else 1)
+        opt = 0.0 if cfg.offload not in (None, "none") or sleeps else 12.0 / (world if cfg.zero_stage >= 1 else 1)
+        add = (n * (weights + grads + opt) if "critic" in side else 0.0) + (n * weights if "reward" in side else 0.0)
     for p in phases.values():
         if p:
             p["peak_allocated_bytes"] += int(add)
             p["reserved_bytes"] += int(add * (1 + FRAGMENTATION))
+    how = "FSDP, verl" if fsdp_spec(job) is not None else f"ZeRO-{cfg.zero_stage}"
     notes.append(f"PPO {side.replace(',', ' and ')} model(s) on the same GPUs: {add / 2**30:.2f} GiB per GPU "
-                 f"(the actor's shape without its lm_head, a value head instead; ZeRO-{cfg.zero_stage})")
+                 f"(the actor's shape without its lm_head, a value head instead; {how})")
 
 
 def _engine_in_peak(spec, vram: float | None, generating: bool) -> float:

@@ -1063,6 +1063,9 @@ def _swift_processes(job: Job, env: dict, file: str, line: int, g: Setting | Non
         return                         # set from a shell variable: one process per visible GPU assumed (said there)
     nproc = as_int(env.get("NPROC_PER_NODE", "x")) or (as_int(g.value) if g is not None and g.native not in (
         "CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES") else None) or 1
+    if vis:
+        # the GPUs the processes see: ms-swift < 3.5 puts GRPO's vLLM engine on those no process trains on (core/runners/rl.py)
+        job.settings["__visible_gpus__"] = Setting("__visible_gpus__", vis, file, line, "CUDA_VISIBLE_DEVICES", "env")
     if vis and vis > nproc and vis % nproc == 0:
         per = vis // nproc
         job.settings["device_map"] = Setting("device_map", "auto", file, line, "CUDA_VISIBLE_DEVICES", "env")

@@ -43,7 +43,7 @@ MAP = {"model": "model_name_or_path", "model_id_or_path": "model_name_or_path", 
        **{k: k for k in ("use_vllm", "vllm_mode", "vllm_gpu_memory_utilization", "sleep_level", "beta",
                          "max_completion_length", "num_generations", "offload_model", "offload_optimizer",
                          "multi_turn_scheduler", "multi_turn_func", "ds3_gather_for_generation",
-                         "move_model_batches")}}
+                         "move_model_batches", "vllm_server_host")}}
 # ms-swift's named DeepSpeed configs (swift/llm/ds_config/): stage and offload
 NAMED_DS = {"zero0": (0, "none"), "zero1": (1, "none"), "zero2": (2, "none"), "zero3": (3, "none"),
             "zero2_offload": (2, "optimizer"), "zero3_offload": (3, "all")}

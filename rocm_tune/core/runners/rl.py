@@ -63,7 +63,7 @@ def spec(job) -> RLSpec | None:
     elif job.get("vllm_mode") is not None:
         mode = str(job.get("vllm_mode")).lower()
     elif swift:
-        mode = "colocate"
+        mode = _swift_layout(job)
     else:
         # no vllm_mode but a utilization or a device: TRL < 0.18, whose vLLM runs in the training process on a GPU
         # of its own (vllm_device "auto": the next one after the training processes)
@@ -74,6 +74,28 @@ def spec(job) -> RLSpec | None:
     return RLSpec("grpo", int(_num(job.get("max_prompt_length"), 512)),
                   int(_num(job.get("max_completion_length"), 512 if swift else 256)), mode, share, sleeps,
                   _num(job.get("beta"), 0.04), swift)
+
+
+# ms-swift before 3.5 (no --vllm_mode; swift/trainers/rlhf_trainer/grpo_trainer.py): 3.0-3.1 start the engine on
+# `--vllm_device` ("auto": get_device(local_world_size), the GPU after the training processes; the one GPU shared only
+# where a single GPU is visible); 3.2-3.4 on the last --num_infer_workers (default 1) GPUs, colocated in every process
+# only where num_infer_workers == the visible GPU count (3.3 rlhf_args.py is_colocate_mode). 3.5 brought vllm_mode
+# ("colocate" by default) and deprecated vllm_device.
+SWIFT_LAYOUT = ("modelscope/ms-swift:swift/trainers/rlhf_trainer/grpo_trainer.py (v3.1.1: fast_infer_device = "
+                "get_device(local_world_size); v3.3-v3.4: is_colocate_mode = device_count == num_infer_workers)")
+
+
+def _swift_layout(job) -> str:
+    """Where ms-swift's GRPO vLLM engine runs when --vllm_mode is not said: "device" (GPUs of its own, < 3.5) where
+    the visible GPUs outnumber the training processes (no spread model), "server" with --vllm_server_host, else
+    "colocate" (3.5's default; one visible GPU per process)."""
+    if job.get("vllm_server_host") not in (None, "", "None"):
+        return "server"      # 3.4+: an external `swift rollout` engine (rlhf_args.py: vllm_mode 'server' from 3.5)
+    visible = int(_num(job.get("__visible_gpus__"), 0))
+    world = int(_num(job.gpus.value if getattr(job, "gpus", None) is not None else None, 1))
+    if visible > world and job.get("__devmap_gpus__") is None:
+        return "device"
+    return "colocate"
 
 
 def apply_sequence(job, notes: list[str]) -> None:
@@ -210,7 +232,9 @@ def extra(rl: RLSpec, model, cfg, resident: float, step: float, vram: float | No
         notes.append(f"GRPO without vLLM: model.generate keeps the KV cache of {cfg.micro_batch} sequences of "
                      f"{rl.prompt + rl.completion} tokens ({gen_extra / 2**30:.2f} GiB) next to the training state")
     elif rl.vllm == "device":
-        notes.append(f"GRPO with vLLM on a GPU of its own (TRL < 0.18, vllm_device): that GPU holds "
+        notes.append("GRPO with vLLM on a GPU of its own ("
+                     + (f"ms-swift < 3.5, the GPU after the training processes: {SWIFT_LAYOUT}" if rl.swift
+                        else "TRL < 0.18, vllm_device") + f"): that GPU holds "
                      f"{rl.vllm_share:.0%} for the engine and receives a 16-bit copy of the weights at every sync "
                      f"(the 'generate' phase)")
     else:
@@ -237,6 +261,12 @@ def zero3_gathered(job, rl: RLSpec, is_lora: bool) -> str | None:
         if said is not None and as_bool(said) is False:
             return None
         return "generate runs with the whole model gathered (ds3_gather_for_generation true)"
+    if rl.vllm == "device" and rl.swift:
+        # ms-swift < 3.5 syncs the engine's weights inside unwrap_model_for_generation(gather_deepspeed3_params=
+        # ds3_gather_for_generation), LoRA merged or not (v3.1.1 _move_model_to_vllm_lmdeploy)
+        said = job.get("ds3_gather_for_generation")
+        return None if said is not None and as_bool(said) is False else \
+            "the weight sync to the vLLM GPU gathers the whole model (ds3_gather_for_generation true)"
     if not is_lora or rl.vllm not in ("colocate", "server"):
         return None
     if rl.swift and _num(job.get("move_model_batches"), 0) > 0:

@@ -109,9 +109,7 @@ def read_verl(words: list, file: str) -> tuple[dict[str, Setting], list[str], in
                      f"upper bound for the GPU)")
     est = str(g("algorithm.adv_estimator", "gae")).lower()
     _put(out, "stage", "grpo", file, ln("algorithm.adv_estimator"), "algorithm.adv_estimator")
-    if est not in _NO_CRITIC:
-        notes.append(f"algorithm.adv_estimator={est}: PPO with a critic; the critic's own FSDP state on these GPUs "
-                     f"is not counted (a lower bound)")
+    _verl_side_models(g, ln, file, out, notes, est)
     r = "actor_rollout_ref.rollout."
     _put(out, "use_vllm", True, file, ln(r + "name"), r + "name")
     _put(out, "vllm_mode", "colocate", file, ln(r + "name"), r + "name")
@@ -123,6 +121,32 @@ def read_verl(words: list, file: str) -> tuple[dict[str, Setting], list[str], in
                                                                    "false"))
     _put(out, "beta", g(a + "kl_loss_coef", "0.001") if kl else "0", file, ln(a + "use_kl_loss"), a + "use_kl_loss")
     return out, notes, gpus, nodes
+
+
+VERL_CRITIC = ("volcengine/verl:verl/workers/fsdp_workers.py (CriticWorker: model_dtype fp32 by default, FSDP over the "
+               "actor's GPUs, offload_fsdp_model_to_cpu / offload_fsdp_optimizer only with critic.model.fsdp_config."
+               "param_offload / optimizer_offload; RewardModelWorker: bf16, CPUOffload with param_offload)")
+
+
+def _verl_side_models(g, ln, file: str, out: dict, notes: list[str], est: str) -> None:
+    """verl's critic (algorithm.adv_estimator gae and the others that learn a value) and reward model
+    (reward_model.enable) are FSDP workers colocated with the actor on the same GPUs (VERL_CRITIC); what they keep
+    there between their own phases is counted beside the actor (core/check/check.py _rl_side_models)."""
+    side, off = [], []
+    if est not in _NO_CRITIC:
+        side.append("critic")
+        c = "critic.model.fsdp_config."
+        off += [f"critic_{k}" for k in ("param", "optimizer") if as_bool(g(c + k + "_offload", "false"))]
+        other = g("critic.model.path")
+        if other and other != g("actor_rollout_ref.model.path"):
+            notes.append(f"critic.model.path {other}: the critic counted with the actor's shape")
+    if as_bool(g("reward_model.enable", "false")):
+        side.append("reward")
+        if as_bool(g("reward_model.model.fsdp_config.param_offload", "false")):
+            off.append("reward_param")
+    if side:
+        _put(out, "__rl_side_models__", ",".join(side), file, ln("algorithm.adv_estimator"), "verl workers")
+        _put(out, "__rl_side_offload__", ",".join(off), file, None, "fsdp_config.*_offload")
 
 
 OPENRLHF_LOCAL = "OpenRLHF/OpenRLHF:openrlhf/cli/train_ppo.py"
@@ -161,6 +185,8 @@ def read_openrlhf(flags: dict[str, tuple[str, int]], file: str, stage_name: str 
     else:
         notes.append("OpenRLHF without --vllm_num_engines: the actor generates with model.generate on its own GPUs")
     ref_here = local or colocated or as_bool(g("colocate_actor_ref", "false"))
+    if colocated and not local and not as_bool(g("async_train", "false")):
+        _openrlhf_colocated_side(g, ln, file, out, notes)
     if local:
         # train_ppo.py (no Ray): one DeepSpeed process per GPU builds the actor, the critic (trained, its own
         # optimizer), the reward model and the initial (reference) model, and strategy.prepare()s them all there
@@ -176,6 +202,28 @@ def read_openrlhf(flags: dict[str, tuple[str, int]], file: str, stage_name: str 
     if local:
         return out, [n for n in notes if "on its own GPUs" not in n], None, None
     return out, notes, as_int(g("actor_num_gpus_per_node")), as_int(g("actor_num_nodes"))
+
+
+OPENRLHF_COLOCATE = ("OpenRLHF/OpenRLHF:openrlhf/cli/train_ppo_ray.py (--colocate_all_models: the critic and reward "
+                     "RayActorGroups take the actor's placement group, num_gpus_per_actor 0.2; advantage_estimator "
+                     "'gae' (default) keeps critic_pretrain; openrlhf/utils/deepspeed/deepspeed_utils.py "
+                     "offload_deepspeed_states under --deepspeed_enable_sleep: optimizer states, gradient buffer and "
+                     "fp32 master weights to the host, the 16-bit weights stay)")
+
+
+def _openrlhf_colocated_side(g, ln, file: str, out: dict, notes: list[str]) -> None:
+    """--colocate_all_models (without --async_train): the critic (advantage_estimator gae) and the reward model (no
+    --remote_rm_url) live on the actor's GPUs too (OPENRLHF_COLOCATE)."""
+    side = (["critic"] if str(g("advantage_estimator", "gae")).lower() == "gae" else []) \
+        + ([] if g("remote_rm_url") else ["reward"])
+    if not side:
+        return
+    _put(out, "__rl_side_models__", ",".join(side), file, ln("colocate_all_models"), "colocate_all_models")
+    if as_bool(g("deepspeed_enable_sleep", "false")) and "critic" in side:
+        _put(out, "__rl_side_offload__", "critic_sleep", file, ln("deepspeed_enable_sleep"), "deepspeed_enable_sleep")
+    notes.append(f"OpenRLHF --colocate_all_models: the {' and '.join(side)} model(s) share the actor's GPUs"
+                 + (" (--deepspeed_enable_sleep: the critic keeps only its 16-bit weights there while the actor "
+                    "trains)" if "critic" in side and as_bool(g("deepspeed_enable_sleep", "false")) else ""))
 
 
 # transformers' OptimizerNames of bitsandbytes' optimizers (training_args.py): 8-bit moments, paged state
