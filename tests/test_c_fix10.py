@@ -63,3 +63,28 @@ def test_stated_release_sets_the_cutoff_default(tmp_path, note, cutoff):
                                        f"finetuning_type: lora\nbf16: true\n# {note}\n")
     d = check([str(tmp_path / "sft.yaml")], gpu_id="mi300x").to_dict()
     assert d["understood"]["cutoff_len"] == cutoff
+
+
+AUTOMODEL = """recipe: TrainFinetuneRecipeForNextTokenPrediction
+step_scheduler:
+  local_batch_size: 1
+distributed:
+  strategy: fsdp2
+model:
+  _target_: nemo_automodel.NeMoAutoModelForCausalLM.from_pretrained
+  pretrained_model_name_or_path: Qwen/Qwen2.5-1.5B-Instruct
+{dtype}dataset:
+  _target_: nemo_automodel.components.datasets.llm.squad.make_squad_dataset
+  seq_length: 1024
+"""
+
+
+@pytest.mark.parametrize("dtype, want", [("", "bf16"), ("  torch_dtype: auto\n", "bf16"),
+                                         ("  torch_dtype: float32\n", "bf16")])
+def test_automodel_default_dtype_is_bf16(tmp_path, dtype, want):
+    """NeMoAutoModel loads torch_dtype "auto" (the checkpoint's, else bf16) and FSDP2's mp_policy computes in bf16
+    (float32 weights: the fp32 masters of a bf16 mixed-precision run)."""
+    (tmp_path / "r.yaml").write_text(AUTOMODEL.format(dtype=dtype))
+    d = check([str(tmp_path / "r.yaml")], gpu_id="mi300x").to_dict()
+    assert d["understood"]["precision"] == want
+    assert not any(a.startswith("precision: no bf16/fp16 key") for a in d["assumptions"])
