@@ -88,3 +88,37 @@ def test_automodel_default_dtype_is_bf16(tmp_path, dtype, want):
     d = check([str(tmp_path / "r.yaml")], gpu_id="mi300x").to_dict()
     assert d["understood"]["precision"] == want
     assert not any(a.startswith("precision: no bf16/fp16 key") for a in d["assumptions"])
+
+
+MOE = "{pin}\nswift sft --model {m} --dataset d.jsonl --train_type lora --target_modules {t} --torch_dtype bfloat16 " \
+      "--max_length 1024\n"
+
+
+def _moe(tmp_path, m, t, pin=""):
+    (tmp_path / "train.sh").write_text(MOE.format(pin=pin, m=m, t=t))
+    return check([str(tmp_path / "train.sh")], gpu_id="mi300x").to_dict()
+
+
+@pytest.mark.parametrize("m", ["Qwen/Qwen1.5-MoE-A2.7B", "deepseek-ai/DeepSeek-V2-Lite"])
+def test_named_mlp_targets_skip_fused_experts_under_transformers_5(tmp_path, m):
+    """transformers 5 fuses routed experts into 3-D parameters (no gate_proj modules there): names wrap the shared /
+    dense MLPs only; a 4.x pin builds them as nn.Linear and the names wrap every expert too."""
+    t = "gate_proj up_proj down_proj"
+    five = _moe(tmp_path, m, t)
+    four = _moe(tmp_path, m, t, pin='pip install "transformers==4.51.3"')
+    assert five["understood"].get("lora_fused_experts") is True and "lora_expert_linears" not in five["understood"]
+    assert four["understood"].get("lora_expert_linears") is True and "lora_fused_experts" not in four["understood"]
+    assert five["memory"]["step"]["peak_allocated_bytes"] < four["memory"]["step"]["peak_allocated_bytes"]
+
+
+def test_names_matching_only_experts_are_kept(tmp_path):
+    """Qwen3-MoE has no dense or shared MLP: under 5.x the names would match nothing (PEFT refuses that), so the
+    files were written for a release where they match the experts: kept as written."""
+    a = _moe(tmp_path, "Qwen/Qwen3-30B-A3B", "gate_proj up_proj down_proj")
+    b = _moe(tmp_path, "Qwen/Qwen3-30B-A3B", "gate_proj up_proj down_proj", pin='pip install "transformers==4.51.3"')
+    assert a["memory"]["step"]["peak_allocated_bytes"] == b["memory"]["step"]["peak_allocated_bytes"]
+
+
+def test_attention_only_targets_unchanged(tmp_path):
+    d = _moe(tmp_path, "Qwen/Qwen1.5-MoE-A2.7B", "q_proj v_proj")
+    assert d["understood"]["lora_targets"] == ["q_proj", "v_proj"]
