@@ -255,7 +255,9 @@ def test_check_json_is_the_documented_contract(tmp_path):
     assert_documented("top level", [fit, oom, cutd, unknown], elsewhere=("preflight",))   # test_check_preflight
     assert_documented("understood", [fit["understood"], oom["understood"]],
                       elsewhere=("hf_loss_bytes", "router_aux_loss",    # tests/test_c_loss8.py (a dated transformers),
-                                 "lora_expert_linears"))    # tests/test_c_moe8.py (an MoE router loss), tests/test_c_moe9.py
+                                 "lora_expert_linears",     # tests/test_c_moe8.py (an MoE router loss), tests/test_c_moe9.py
+                                 "quant_bits", "double_quant", "freeze_trainable_layers",   # QLoRA / freeze only:
+                                 "lora_fused_experts"))     # tests/test_c_fix10.py, test_check_c_lf.py
     assert fit["understood"]["micro_batch"] == p["recommended"]["micro_batch"]
     assert_documented("execution", [fit["execution"], oom["execution"]])
     assert set(fit["memory"]) == {"load", "step", "eval", "save"}

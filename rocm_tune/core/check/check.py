@@ -74,7 +74,7 @@ class Report:
     def to_dict(self) -> dict:
         return {
             "runner": self.runner, "world_size": self.world_size,
-            "understood": self.cfg.to_dict() if self.cfg else None,
+            "understood": _understood(self.cfg) if self.cfg else None,
             "model": None if self.model is None else {"name": self.model.name, "family": self.model.family,
                                                        "source": self.model.source,
                                                        "identified_by": getattr(self.model, "identified_by", None),
@@ -2664,3 +2664,16 @@ def write_fix(fix: dict, out_dir: str, force: bool) -> list[str]:
                 pass
         raise
     return targets
+
+
+def _understood(cfg) -> dict:
+    """The config as `understood` says it: the QLoRA options (quant_bits, double_quant) only for a QLoRA run and the
+    freeze depth only for a freeze run - elsewhere they are TrainConfig's unused defaults, not something read, and the
+    plan's `recommended` leaves them null there too."""
+    d = cfg.to_dict()
+    if d.get("method") != "qlora":
+        d.pop("quant_bits", None)
+        d.pop("double_quant", None)
+    if d.get("method") != "freeze":
+        d.pop("freeze_trainable_layers", None)
+    return d

@@ -82,6 +82,21 @@ def _caps(ds: dict, packed: dict) -> bool:
     return not (t is None or as_bool(t) is False or str(t).lower() == "do_not_truncate")
 
 
+# no model.torch_dtype (or "auto"): NeMoAutoModelForCausalLM.from_pretrained(torch_dtype="auto") loads the
+# checkpoint's config.torch_dtype, bf16 where it has none (nemo_automodel/_transformers/model_init.py:
+# `getattr(hf_config, "torch_dtype", torch.bfloat16)`; from_config: "auto" -> torch.bfloat16, auto_model.py), and
+# FSDP2's default MixedPrecisionPolicy computes in bf16 with fp32 gradient reduction
+# (nemo_automodel/components/distributed/config.py FSDP2Config.mp_policy: param_dtype=torch.bfloat16)
+DTYPE_SRC = ("NVIDIA-NeMo/Automodel:nemo_automodel/_transformers/model_init.py (torch_dtype \"auto\": the checkpoint's, "
+             "else bfloat16), components/distributed/config.py (mp_policy param_dtype bfloat16)")
+
+
+def _default_dtype(out: dict[str, Setting], file: str) -> None:
+    """Automodel's dtype when the recipe sets none: bf16 weights and bf16 compute (DTYPE_SRC)."""
+    out["load_dtype"] = Setting("load_dtype", "bf16", file, None, DTYPE_SRC, "default")
+    out["bf16"] = Setting("bf16", True, file, None, DTYPE_SRC, "default")
+
+
 def is_config(data) -> bool:
     """A NeMo Automodel recipe: a recipe or model `_target_` in nemo_automodel."""
     if not isinstance(data, dict):
@@ -113,6 +128,12 @@ def read(data: dict, lines: dict[str, int], file: str) -> tuple[dict[str, Settin
         put("load_dtype", dtype, "model.torch_dtype")
         if dtype in ("bf16", "fp16"):       # FSDP2's MixedPrecisionPolicy computes in the weights' dtype
             put(dtype, True, "model.torch_dtype")
+    elif dt in ("", "auto"):
+        _default_dtype(out, file)
+    if dtype == "fp32" and str(sect("distributed").get("strategy") or "fsdp2").lower() == "fsdp2" \
+            and "mp_policy" not in sect("distributed"):
+        # fp32 weights as FSDP2's masters, computed in the default mp_policy's bf16 (DTYPE_SRC)
+        out["bf16"] = Setting("bf16", True, file, None, DTYPE_SRC, "default")
     if model.get("attn_implementation"):
         put("flash_attn", str(model["attn_implementation"]), "model.attn_implementation")
     mb = as_int(sched.get("local_batch_size"))

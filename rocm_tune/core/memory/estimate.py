@@ -178,6 +178,11 @@ class TrainConfig:
     # deepseek_v3, olmoe ...), and PEFT's all-linear (tuners_utils.py _maybe_include_all_linear_layers), LLaMA-Factory's
     # find_all_linear_modules and ms-swift's find_all_linears take every such nn.Linear but the output layer
     lora_expert_linears: bool = False
+    # named LoRA targets (gate_proj / up_proj / down_proj) leave the routed experts and router alone: under
+    # transformers 5 (or a model whose experts are fused 3-D parameters in 4.x too) they are no nn.Linear modules and
+    # PEFT's target_modules matches modules only (tuners_utils.py check_target_module_exists), so the names wrap the
+    # dense / shared MLPs (core/runners/config.py _lora_fused_experts)
+    lora_fused_experts: bool = False
     # the model's head (profiles/model_heads.py): "lm" = the vocabulary's logits and cross-entropy; "score" a
     # Linear(hidden, head_labels) classifier / reward head (no lm_head), "value" a value head beside the causal LM,
     # "token" one token's logit scores the row, "pooled" an embedding model (core/memory/heads.py counts them)
@@ -303,7 +308,7 @@ class TrainConfig:
         for k in ("image_tokens", "vision_trainable", "vision_input_grads", "vision_scores",   # said only where a vision
                   "liger_norm", "liger_swiglu", "fused_ce", "mask_4d",              # tower / Liger kernel is estimated
                   "fused_ce_target", "lora_kernels", "fp8_linears", "moe_probs_in_act", "tiled_mlp",  # (or Unsloth's)
-                  "router_aux_loss", "adam_sqrt_temp", "lora_expert_linears"):                                   # said only where the Trainer's AdamW makes it
+                  "router_aux_loss", "adam_sqrt_temp", "lora_expert_linears", "lora_fused_experts"):                                   # said only where the Trainer's AdamW makes it
             if not d[k]:
                 d.pop(k)
         return d

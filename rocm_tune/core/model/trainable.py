@@ -27,6 +27,12 @@ def _lora_wrapped(model, cfg):
     # PEFT: a regular expression, a name or a module path; names that match nothing are ignored as long as
     # one matches (core/model/lora.py)
     hit, _unmatched = model_lora.wrapped_groups(model.linears, cfg.lora_targets)
+    # named targets (gate_proj / up_proj / down_proj) under transformers 5 (cfg.lora_fused_experts): the routed
+    # experts / router are fused 3-D parameters that PEFT's target_modules never matches (it wraps modules,
+    # check_target_module_exists), so the names wrap the dense / shared MLPs only. Names that would then match
+    # nothing were written for a release where they match (PEFT refuses targets that match nothing): kept.
+    if getattr(cfg, "lora_fused_experts", False):
+        hit = [g for g in hit if g.kind not in ("expert", "router")] or hit
     if not hit:
         names = {g.name for g in model.linears}
         raise UserError(

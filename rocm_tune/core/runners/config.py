@@ -549,7 +549,7 @@ def _lora_experts(job: Job, values: dict, model) -> dict:
     (model_utils/misc.py find_all_linear_modules: forbids lm_head / output_layer / projector only), ms-swift
     (find_all_linears: ignores lm_head, score, v_head, classifier only). Today's release (5.x) fuses them."""
     if (model is None or not getattr(model, "num_experts", 0) or not getattr(model, "experts_as_linears", False)
-            or values.get("method") not in ("lora", "qlora") or tuple(values.get("lora_targets") or ()) != ("all",)
+            or values.get("method") not in ("lora", "qlora") or not values.get("lora_targets")
             or job.runner in _NOT_PEFT_RUNNERS or str(job.get("__upper_bound__") or "").startswith("unsloth")):
         return {}
     if str((getattr(model, "config", None) or {}).get("model_type") or "").startswith("qwen3_vl_moe"):
@@ -560,12 +560,32 @@ def _lora_experts(job: Job, values: dict, model) -> dict:
     if got is None or got[0] >= 5:
         return {}
     wrapped = [g for g in model.linears if g.kind == "expert" or g.kind == "router" and model.router_as_linear]
+    if tuple(values["lora_targets"]) != ("all",):      # named targets: the expert linears they name (core/model/lora.py)
+        from rocm_tune.core.model import lora as model_lora
+
+        wrapped = [g for g in model_lora.wrapped_groups(wrapped, tuple(values["lora_targets"]))[0]]
+        if not wrapped:
+            return {}
     extra = sum((g.in_features + g.out_features) * g.count * g.layers for g in wrapped) * int(values.get("lora_rank") or 8)
-    job.notes.append(f"LoRA all-linear under the transformers release the files show ({got[1]}): {model.family}'s routed "
+    how = "all-linear" if tuple(values["lora_targets"]) == ("all",) else "on " + ", ".join(values["lora_targets"])
+    job.notes.append(f"LoRA {how} under the transformers release the files show ({got[1]}): {model.family}'s routed "
                      f"experts{' and router' if model.router_as_linear else ''} are nn.Linear modules there, and PEFT / "
                      f"LLaMA-Factory / ms-swift wrap every "
                      f"one ({extra / 1e6:.0f}M adapter parameters more than under transformers 5's fused experts)")
     return {"lora_expert_linears": True}
+
+
+def _lora_fused_experts(job: Job, values: dict, model) -> dict:
+    """Named LoRA targets on an MoE model run by PEFT on transformers' modules, unless a 4.x release the files show
+    builds the experts as nn.Linear (_lora_experts): transformers 5 (today's release, taken where the files date
+    nothing, as for "all") fuses the routed experts into 3-D parameters (e.g. models/qwen3_moe Qwen3MoeExperts
+    gate_up_proj / down_proj nn.Parameter), so PEFT's target_modules names wrap the dense / shared MLPs only.
+    NeMo Automodel's own GroupedExpertsLoRA and Megatron / torchtune / torchtitan model code are not PEFT's."""
+    if (model is None or not getattr(model, "num_experts", 0) or values.get("method") not in ("lora", "qlora")
+            or tuple(values.get("lora_targets") or ("all",)) == ("all",) or values.get("lora_expert_linears")
+            or job.runner in _NOT_PEFT_RUNNERS or "automodel" in str(job.entry or "").lower()):
+        return {}
+    return {"lora_fused_experts": True}
 
 
 def _hf_loss(job: Job, values: dict, model) -> dict:
@@ -845,6 +865,7 @@ def build_config(job: Job, model, gpus: int | None, nodes: int | None, defaults:
     values.update(_logits_16bit(job, values, str(getattr(model, "family", "") or "")))
     values.update(_hf_loss(job, values, model))
     values.update(_lora_experts(job, values, model))
+    values.update(_lora_fused_experts(job, values, model))
     values.update(rl.logit_share(job))
     values.update(_torchtune_chunked_ce(job, values))
     head = heads.config_head(job, values, a)

@@ -414,6 +414,11 @@ def cli_release_note(job: Job, gpus_per_node: int) -> str | None:
 #   v0.6-v0.8.1 (v0.8.2 regrouped them into examples/train_lora, train_full, train_qlora);
 #   a pinned `llamafactory==X.Y.Z` / `llmtuner==X.Y.Z` line.
 _PIN_FULL = r"(?im)^\s*(?:llamafactory|llmtuner)\s*(?:\[[^\]]*\])?\s*==\s*v?(\d+)\.(\d+)(?:\.(\d+))?"
+# the release stated in prose or a comment next to the tool's name ("llamafactory版本0.9.4", "LLaMA-Factory v0.9.1",
+# "llamafactory-cli version: 0.9.3", the line `llamafactory-cli version` prints): only an explicit X.Y[.Z] right after
+# the name, a version word or a colon between them
+_STATED = (r"(?i)(?<![\w/.-])(?:llama[-_ ]?factory|llmtuner)(?:-cli)?(?:[ \t]+version)?[ \t]*[:：=,]?[ \t]*"
+           r"(?:版本|version|ver\.?)?[ \t]*[:：=]?[ \t]*v?(\d+)\.(\d+)(?:\.(\d+))?(?:\.?(?:dev|rc)\d*)?(?![\w.])")
 _NEWEST_BY_PATH = ((r"(?<![\w.-])train_bash\.py\b", (0, 7, 0)),
                    (r"examples/(?:lora_single_gpu|lora_multi_gpu|lora_multi_npu|full_multi_gpu|qlora_single_gpu)/",
                     (0, 8, 1)))
@@ -431,11 +436,16 @@ _NEWEST_BY_KEY = (("checkpoint_dir", (0, 3, 3)),)
 
 def pinned_release(job: Job) -> tuple[int, int, int] | None:
     """The one LLaMA-Factory release the files pin (`llamafactory==0.9.0`, `llmtuner==0.5.2`), or None."""
+    pins = _stated_releases(job)
+    return pins[0] if len(pins) == 1 else None
+
+
+def _stated_releases(job: Job) -> list[tuple[int, int, int]]:
+    """Every LLaMA-Factory release the files pin (_PIN_FULL) or state next to the tool's name (_STATED), sorted."""
     import re
 
-    pins = {(int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)) for t in job.files.values()
-            for m in re.finditer(_PIN_FULL, t or "")}
-    return next(iter(pins)) if len(pins) == 1 else None
+    return sorted({(int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)) for t in job.files.values()
+                   for pattern in (_PIN_FULL, _STATED) for m in re.finditer(pattern, t or "")})
 
 
 def newest_release(job: Job) -> tuple[tuple[int, int, int], str] | None:
@@ -445,8 +455,7 @@ def newest_release(job: Job) -> tuple[tuple[int, int, int], str] | None:
     import re
 
     texts = list(job.files.values())
-    pins = sorted({(int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)) for t in texts
-                   for m in re.finditer(_PIN_FULL, t or "")})
+    pins = _stated_releases(job)
     if len(pins) == 1:
         return pins[0], f"llamafactory {'.'.join(map(str, pins[0]))} pinned"
     bounds: list[tuple[tuple[int, int, int], str]] = []
