@@ -52,6 +52,9 @@ class FsdpSpec:
     offload_params: bool
     source: str                   # where it was read, for the answer
     activation_checkpointing: bool = False   # accelerate fsdp_activation_checkpointing: FSDP checkpoints each unit
+    # the output projection is an FSDP unit of its own (torchtune's custom_sharded_layers: [.., output]), not part of
+    # the root: its gradient is reduce-scattered right after its own backward, the first of the step's
+    head_own_unit: bool = False
 
     def describe(self) -> str:
         return (f"FSDP{self.version if self.version == 2 else ''} {self.strategy}"
@@ -91,7 +94,7 @@ def spec_from(fsdp_value, fsdp_config: dict | None, source: str) -> FsdpSpec | N
             strategy = _strategy(w, None)
     offload = bool(as_bool(cfg.get("offload_params"))) or "offload" in words
     return FsdpSpec(strategy or "FULL_SHARD", 2 if version == 2 else 1, offload, source,
-                    bool(as_bool(cfg.get("activation_checkpointing"))))
+                    bool(as_bool(cfg.get("activation_checkpointing"))), bool(as_bool(cfg.get("head_own_unit"))))
 
 
 @dataclass(frozen=True)
@@ -149,6 +152,10 @@ def allocations(model, cfg, spec: FsdpSpec, single, gpus_per_node: int) -> FsdpM
         if trains_layers:
             gathered += layer * compute              # the running unit's unsharded gradient
     root_grad = float((p.lm_head or p.embed) * compute) if shard > 1 and trains_layers else 0.0
+    if spec.head_own_unit and p.lm_head:
+        # its own unit: the full gradient lives only through the loss's backward, before any layer's unsharded
+        # gradient exists (the running unit's, counted in `gathered`): what it adds at the peak is the excess
+        root_grad = max(0.0, root_grad - layer * compute)
     host = 0.0
     if spec.offload_params:
         host = weights + grads + opt

@@ -173,7 +173,10 @@ def read(data: dict, text: str, file: str, recipe: str | None = None) -> tuple[d
         put("fsdp", words, "fsdp_cpu_offload" if "fsdp_cpu_offload" in data else "model")
         put("fsdp_config", {"fsdp_version": 2, "reshard_after_forward": as_bool(data.get(
             "fsdp_reshard_after_forward", True)) is not False,
-            "offload_params": bool(as_bool(data.get("fsdp_cpu_offload")))}, "model")
+            "offload_params": bool(as_bool(data.get("fsdp_cpu_offload"))),
+            # custom_sharded_layers (recipes' _setup_model -> training.get_shard_conditions(names_to_match=...)):
+            # `output` sharded as its own unit, its gradient reduce-scattered as soon as its backward ends
+            "head_own_unit": "output" in (data.get("custom_sharded_layers") or ())}, "model")
         notes.append(f"torchtune {facts['recipe']}: FSDP2 over the GPUs (fully_shard)"
                      + (", parameters/gradients/optimizer state in host memory (fsdp_cpu_offload)"
                         if as_bool(data.get("fsdp_cpu_offload")) else ""))
@@ -568,6 +571,10 @@ def config(r, opts, spec, dataset_entry: dict | None, notes: list[str]) -> dict:
         cfg["optimizer_in_bwd"] = False     # required by the recipe (cfg.optimizer_in_bwd)
     if r.world_size > 1:
         cfg["fsdp_cpu_offload"] = r.offload == "all"
+        # the embedding and the output projection as FSDP units of their own, as torchtune's large-model configs
+        # do (the recipes' custom_sharded_layers): the output's gradient is reduce-scattered after its own backward
+        # instead of living through the whole backward in the root unit
+        cfg["custom_sharded_layers"] = ["tok_embeddings", "output"]
         cfg["fsdp_reshard_after_forward"] = True
     if lora:
         cfg["save_adapter_weights_only"] = False
