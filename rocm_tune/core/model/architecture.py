@@ -1169,6 +1169,19 @@ def _gpt_neox(c: _Cfg) -> _Arch:
     return a
 
 
+def _gpt_mlp_and_positions(a: _Arch, c: _Cfg) -> _Arch:
+    """GPT-2 and GPT-Neo alike: an ungated mlp.c_fc / c_proj with bias (gelu_new unless the config names another),
+    LayerNorms with bias, and a learned position table of max_pos rows."""
+    a.gated = False
+    a.mlp_names = ("c_fc", "c_fc", "c_proj")
+    a.mlp_bias = True
+    a.norm_bias = True
+    if not c.has("activation_function", "hidden_act"):
+        a.act = "gelu_new"
+    a.extra_params = a.max_pos * a.hidden
+    return a
+
+
 def _gpt_neo(c: _Cfg) -> _Arch:
     # transformers GPTNeo (models/gpt_neo/modeling_gpt_neo.py, GPTNeoConfig): wte + a learned position table wpe of
     # max_position_embeddings rows; per layer attn.attention q/k/v_proj without bias and out_proj with bias, mlp.c_fc
@@ -1179,14 +1192,7 @@ def _gpt_neo(c: _Cfg) -> _Arch:
     a = _common(c, "gpt_neo", tie_default=True)
     a.o_bias = True
     a.o_name = "out_proj"
-    a.gated = False
-    a.mlp_names = ("c_fc", "c_fc", "c_proj")
-    a.mlp_bias = True
-    a.norm_bias = True
-    if not c.has("activation_function", "hidden_act"):
-        a.act = "gelu_new"
-    a.extra_params = a.max_pos * a.hidden
-    return a
+    return _gpt_mlp_and_positions(a, c)
 
 
 def _gpt2(c: _Cfg) -> _Arch:
@@ -1199,14 +1205,7 @@ def _gpt2(c: _Cfg) -> _Arch:
     a.fused_qkv = "c_attn"
     a.q_bias = a.o_bias = True
     a.o_name = "c_proj"
-    a.gated = False
-    a.mlp_names = ("c_fc", "c_fc", "c_proj")
-    a.mlp_bias = True
-    a.norm_bias = True
-    if not c.has("activation_function", "hidden_act"):
-        a.act = "gelu_new"
-    a.extra_params = a.max_pos * a.hidden
-    return a
+    return _gpt_mlp_and_positions(a, c)
 
 
 def _opt(c: _Cfg) -> _Arch:
