@@ -52,7 +52,7 @@ def test_mllama_cross_layers_add_norms_and_gates_only():
     spec = load_model("llama-3.2-11b-vision")
     per = spec.params.per_layer
     assert per[3] - per[2] == 2 * 128 + 2      # q_norm + k_norm (head_dim 128) + two tanh gates
-    assert spec.params.other == 8 * 4096       # embed_tokens has vocab_size + 8 rows
+    assert spec.params.embed - spec.params.lm_head == 8 * 4096   # embed_tokens has vocab_size + 8 rows
     top = {"model_type": "mllama", "text_config": {"model_type": "mllama_text_model", "hidden_size": 8192,
            "intermediate_size": 28672, "num_attention_heads": 64, "num_hidden_layers": 100,
            "cross_attention_layers": list(range(3, 100, 5))}}

@@ -18,7 +18,10 @@ def meta_counts(config: dict) -> dict:
         cfg.setdefault(k, 0)  # defaults like phi3's pad 32000 do not fit tiny vocabularies
     hf_cfg = transformers.AutoConfig.for_model(model_type, **cfg)
     with torch.device("meta"):
-        model = transformers.AutoModelForCausalLM.from_config(hf_cfg)
+        if model_type == "mllama_text_model":          # Llama 3.2 Vision's decoder: no AutoModelForCausalLM entry
+            model = transformers.MllamaForCausalLM(hf_cfg)
+        else:
+            model = transformers.AutoModelForCausalLM.from_config(hf_cfg)
     out = {"total": 0, "embed": 0, "lm_head": 0, "norms": 0, "layers": {}, "linears": {}}
     seen = set()
     for name, p in model.named_parameters():  # named_parameters skips tied duplicates
@@ -45,7 +48,8 @@ def meta_counts(config: dict) -> dict:
                 comp = "router"
             elif ffn:
                 comp = "mlp"
-            elif ".self_attn." in name or ".attention." in name or ".linear_attn." in name or ".attn." in name:
+            elif ".self_attn." in name or ".attention." in name or ".linear_attn." in name or ".attn." in name \
+                    or ".cross_attn" in name:                  # mllama's cross_attn.* and cross_attn_*_gate
                 # gpt_neox: attention.query_key_value; Qwen3.5's Gated DeltaNet layers: linear_attn
                 comp = "attention"
             else:
@@ -55,7 +59,9 @@ def meta_counts(config: dict) -> dict:
             idx = int(name.split(".layers." if ".layers." in name else ".h.")[1].split(".")[0])
             out["layers"][idx] = out["layers"].get(idx, 0) + n
     for name, mod in model.named_modules():
-        if isinstance(mod, torch.nn.Linear) and (".layers." in name or ".h." in name):
+        # GPT-2's projections are transformers' Conv1D (a transposed Linear), which PEFT wraps as it does nn.Linear
+        conv1d = getattr(transformers.pytorch_utils, "Conv1D", ())
+        if isinstance(mod, (torch.nn.Linear, conv1d)) and (".layers." in name or ".h." in name):
             short = name.rsplit(".", 1)[1]
             out["linears"][short] = out["linears"].get(short, 0) + 1
     return out

@@ -72,6 +72,8 @@ def test_preset_file_is_well_formed_and_loads(name):
         conv = 2 * c["linear_num_key_heads"] * c["linear_key_head_dim"] \
             + c["linear_num_value_heads"] * c["linear_value_head_dim"]
         sinks = n_linear * (conv * c["linear_conv_kernel_dim"] + 2 * c["linear_num_value_heads"])
+    if spec.family == "mllama_text":     # each cross-attention layer's two tanh gates (one scalar each)
+        sinks = 2 * len(data["config"]["cross_attention_layers"])
     assert by_kind.get("attn", 0) + sinks == spec.params.attention
     assert by_kind.get("mlp", 0) == spec.params.mlp
     assert by_kind.get("expert", 0) == spec.params.experts

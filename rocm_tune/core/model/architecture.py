@@ -456,6 +456,7 @@ class _Arch:
     # tokens; the same q/k/v/o shapes, plus per-head q_norm/k_norm and two tanh gates (one scalar each)
     cross_layer: Callable[[int], bool] | None = None
     extra_params: int = 0  # model-level parameters not covered above
+    extra_embed_rows: int = 0  # token-embedding rows beyond the vocabulary the lm_head predicts (Llama 3.2 Vision: 8)
     embed_dim: int = 0  # width of the token embedding (and an untied lm_head's input) when not hidden (OPT-350m)
     warnings: list[str] = field(default_factory=list)
 
@@ -502,7 +503,7 @@ def _layer_parts(a: _Arch, i: int) -> tuple[list[tuple[str, int, int, int, bool,
         if a.qk_norm_full:
             norms += (a.heads + a.kv_heads) * a.head_dim
         if a.cross_layer is not None and a.cross_layer(i):
-            norms += 2 * hd + 2   # cross_attn q_norm, k_norm; the cross_attn_attn_gate / cross_attn_mlp_gate scalars
+            norms += 2 * hd       # cross_attn q_norm, k_norm (its two tanh gates: _attn_extra)
 
     # MLP / MoE
     is_moe = bool(a.num_experts) and (a.moe_layer is None or a.moe_layer(i))
@@ -551,12 +552,14 @@ def _attn_extra(a: _Arch, i: int) -> int:
     if a.linear_layer is not None and a.linear_layer(i):
         conv_dim = 2 * a.lin_k_heads * a.lin_k_dim + a.lin_v_heads * a.lin_v_dim
         return conv_dim * a.lin_conv + 2 * a.lin_v_heads
+    if a.cross_layer is not None and a.cross_layer(i):
+        return a.attn_sinks + 2    # Llama 3.2 Vision: cross_attn_attn_gate and cross_attn_mlp_gate, one scalar each
     return a.attn_sinks
 
 
 def _build_spec(a: _Arch, config: dict, name: str, source: str, location: str | None, dtype: str | None) -> ModelSpec:
     H, V = a.hidden, a.vocab
-    embed = V * (a.embed_dim or H)
+    embed = (V + a.extra_embed_rows) * (a.embed_dim or H)
     lm_head = (0 if a.tie else V * (a.embed_dim or H)) + (V if a.lm_head_bias else 0)  # a bias is never tied (phi)
     totals = {"attn": 0, "mlp": 0, "expert": 0, "shared_expert": 0, "router": 0}
     norms_total = (H * (2 if a.norm_bias else 1)) if a.final_norm else 0
@@ -848,7 +851,7 @@ def _mllama_text(c: _Cfg) -> _Arch:
     a = _common(c, "mllama_text")
     cross = frozenset(c.int_list("cross_attention_layers"))
     a.cross_layer = cross.__contains__
-    a.extra_params = 8 * a.hidden   # embed_tokens = nn.Embedding(vocab_size + 8, hidden_size)
+    a.extra_embed_rows = 8          # embed_tokens = nn.Embedding(vocab_size + 8, hidden_size)
     return a
 
 
